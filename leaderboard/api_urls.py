@@ -1,0 +1,11 @@
+"""Everything under /api/v1/. Each app contributes its routes here."""
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+urlpatterns = [
+    path("", include("leaderboard.benchmarks.urls")),
+]
+schema_urlpatterns = [
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/ui/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]

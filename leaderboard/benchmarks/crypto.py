@@ -1,0 +1,64 @@
+"""Encryption at rest for sealed (test-split) answers.
+
+Fernet (AES-128-CBC + HMAC) with keys from SEALED_ANSWER_KEYS, never SECRET_KEY:
+the GPU worker environment has neither, so untrusted model code cannot read the key.
+MultiFernet lets an operator rotate keys: encrypt with the first, decrypt with any.
+"""
+from functools import lru_cache
+from pathlib import Path
+
+from cryptography.fernet import Fernet, InvalidToken, MultiFernet
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+
+class SealedKeyError(ImproperlyConfigured):
+    pass
+
+
+@lru_cache(maxsize=4)
+def _cipher(keys: tuple[str, ...]) -> MultiFernet:
+    if not keys:
+        raise SealedKeyError(
+            "SEALED_ANSWER_KEYS is not set in this environment, so sealed answers cannot be read or "
+            "written here. Set it on the web and default-worker processes only."
+        )
+    if settings.SECRET_KEY in keys:
+        raise SealedKeyError("SEALED_ANSWER_KEYS must not reuse SECRET_KEY.")
+    try:
+        return MultiFernet([Fernet(key.encode()) for key in keys])
+    except (ValueError, TypeError):
+        raise SealedKeyError(
+            "SEALED_ANSWER_KEYS holds a malformed key: each must be 32 url-safe base64-encoded bytes "
+            "(generate with Fernet.generate_key())."
+        ) from None
+
+
+def _current_cipher() -> MultiFernet:
+    return _cipher(tuple(getattr(settings, "SEALED_ANSWER_KEYS", ()) or ()))
+
+
+def encrypt_answer(letters: str) -> bytes:
+    return _current_cipher().encrypt(letters.encode("ascii"))
+
+
+def decrypt_answer(token: bytes) -> str:
+    try:
+        return _current_cipher().decrypt(bytes(token)).decode("ascii")
+    except InvalidToken:
+        raise SealedKeyError(
+            "A sealed answer could not be decrypted with SEALED_ANSWER_KEYS; was the key rotated "
+            "without keeping the old one in the list?"
+        ) from None
+
+
+def load_or_create_key_file(path: Path) -> str:
+    """Local development only: a generated key kept next to the SQLite database."""
+    path = Path(path)
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = Fernet.generate_key().decode()
+    path.write_text(key + "\n")
+    path.chmod(0o600)
+    return key

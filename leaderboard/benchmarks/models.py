@@ -1,0 +1,144 @@
+"""The question bank: Benchmark → Category → Subcategory → Topic, and versioned questions.
+
+A BenchmarkVersion pins a content hash; runs point at a version, so new content
+for a benchmark that already has runs becomes a new version instead of
+overwriting what those runs measured.
+"""
+from django.core.exceptions import ValidationError
+from django.db import models
+
+OPTION_LETTERS = "ABCDEFGHIJ"
+MIN_OPTIONS, MAX_OPTIONS = 2, 10
+
+
+class Split(models.TextChoices):
+    DEV = "dev", "dev (few-shot exemplars)"
+    VALIDATION = "validation", "validation (open)"
+    TEST = "test", "test (sealed)"
+
+
+SEALED_SPLITS = frozenset({Split.TEST})
+
+
+class Benchmark(models.Model):
+    slug = models.SlugField(max_length=64, unique=True)
+    name = models.CharField(max_length=200)
+    description = models.TextField(blank=True)
+    source_repo = models.CharField(max_length=200, blank=True, help_text="Hugging Face dataset repo id")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self):
+        return self.slug
+
+
+class BenchmarkVersion(models.Model):
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="versions")
+    number = models.PositiveIntegerField()
+    source_revision = models.CharField(max_length=100, blank=True, help_text="hub commit sha or tag")
+    # sha256 over the splits' hashes; split_hashes maps split → sha256 of its canonical content.
+    content_hash = models.CharField(max_length=64, blank=True)
+    split_hashes = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["benchmark", "-number"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "number"], name="unique_benchmark_version"),
+        ]
+
+    def __str__(self):
+        return f"{self.benchmark.slug} v{self.number}"
+
+
+class Category(models.Model):
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="categories")
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["benchmark", "order"]
+        verbose_name_plural = "categories"
+        constraints = [models.UniqueConstraint(fields=["benchmark", "slug"], name="unique_category_slug")]
+
+    def __str__(self):
+        return self.name
+
+
+class Subcategory(models.Model):
+    category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="subcategories")
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["category", "order"]
+        verbose_name_plural = "subcategories"
+        constraints = [models.UniqueConstraint(fields=["category", "slug"], name="unique_subcategory_slug")]
+
+    def __str__(self):
+        return self.name
+
+
+class Topic(models.Model):
+    # Denormalised benchmark so importers and pages find a topic in one lookup.
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="topics")
+    subcategory = models.ForeignKey(Subcategory, on_delete=models.CASCADE, related_name="topics")
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100)
+    hub_field = models.CharField(max_length=100, help_text="file stem of the topic in the hub dataset")
+    order = models.PositiveSmallIntegerField(default=0)
+    published_population = models.PositiveIntegerField(null=True, blank=True)
+    published_mrscore = models.FloatField(null=True, blank=True, help_text="paper, Appendix C Table 10")
+
+    class Meta:
+        ordering = ["benchmark", "order"]
+        constraints = [
+            models.UniqueConstraint(fields=["benchmark", "slug"], name="unique_topic_slug"),
+            models.UniqueConstraint(fields=["benchmark", "hub_field"], name="unique_topic_hub_field"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class Question(models.Model):
+    version = models.ForeignKey(BenchmarkVersion, on_delete=models.CASCADE, related_name="questions")
+    uid = models.CharField(max_length=100, help_text="the dataset's public question_id")
+    topic = models.ForeignKey(Topic, on_delete=models.PROTECT, related_name="questions")
+    split = models.CharField(max_length=12, choices=Split.choices)
+    position = models.PositiveIntegerField(help_text="order within the import, for stable iteration")
+    text = models.TextField()
+    options = models.JSONField(help_text="2 to 10 option strings, lettered A, B, ... in order")
+    # Open splits keep answer letters in clear ("A" or "A,C"); the sealed split keeps
+    # only ciphertext in answer_sealed and leaves answer empty.
+    answer = models.CharField(max_length=19, blank=True)
+    answer_sealed = models.BinaryField(null=True, blank=True, editable=False)
+    mrscore = models.FloatField(null=True, blank=True)
+    difficulty = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["version", "split", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["version", "uid"], name="unique_question_uid_per_version"),
+            models.CheckConstraint(
+                condition=(models.Q(split="test", answer="", answer_sealed__isnull=False)
+                           | (~models.Q(split="test") & ~models.Q(answer="") & models.Q(answer_sealed__isnull=True))),
+                name="sealed_answers_only_encrypted",
+            ),
+        ]
+        indexes = [models.Index(fields=["version", "split", "topic"])]
+
+    def __str__(self):
+        return self.uid
+
+    @property
+    def is_sealed(self):
+        return self.split in SEALED_SPLITS
+
+    def clean(self):
+        if not MIN_OPTIONS <= len(self.options or []) <= MAX_OPTIONS:
+            raise ValidationError(f"A question needs {MIN_OPTIONS} to {MAX_OPTIONS} options.")

@@ -1,0 +1,174 @@
+"""Writes to the question bank."""
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+
+from . import selectors
+from .crypto import encrypt_answer
+from .importers.errors import BenchmarkImportError, ImportProblem, ProblemCollector
+from .importers.readers import read_answer_key, read_hub_folder, read_table_file
+from .importers.validation import clean_records
+from .models import Benchmark, BenchmarkVersion, Question, SEALED_SPLITS, Split
+
+BULK_BATCH = 2000
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    benchmark: str
+    version: int
+    split: str
+    questions: int
+    outcome: str  # "created", "added", "replaced", "new-version", "unchanged"
+    content_hash: str
+    message: str
+
+
+def _no_progress(iterable, description="", total=None):
+    return iterable
+
+
+def split_content_hash(questions) -> str:
+    """sha256 of the split's canonical content, independent of file order and encryption."""
+    digest = hashlib.sha256()
+    for question in sorted(questions, key=lambda q: q.uid):
+        digest.update(json.dumps(question.canonical(), ensure_ascii=False, separators=(",", ":")).encode())
+        digest.update(b"\n")
+    return digest.hexdigest()
+
+
+def version_content_hash(split_hashes: dict) -> str:
+    return hashlib.sha256(json.dumps(split_hashes, sort_keys=True).encode()).hexdigest()
+
+
+def _check_split_flags(split: str, sealed: bool):
+    if split not in Split.values:
+        raise BenchmarkImportError([ImportProblem("--split", f"unknown split {split!r}",
+                                                  hint=f"use one of {', '.join(Split.values)}")])
+    if (split in SEALED_SPLITS) != bool(sealed):
+        hint = ("the test split is sealed: add --sealed to confirm its answers will be encrypted"
+                if split in SEALED_SPLITS else "--sealed is only for the test split")
+        raise BenchmarkImportError([ImportProblem("--sealed", f"--sealed does not match split {split!r}", hint=hint)])
+
+
+def _read_questions(path: Path, split: str, answers_path, topics, progress):
+    problems = ProblemCollector()
+    limit = settings.IMPORT_MAX_FILE_BYTES
+    if path.is_dir():
+        records = read_hub_folder(path, split, max_bytes=limit, problems=problems, progress=progress)
+    elif path.is_file():
+        records = read_table_file(path, max_bytes=limit, problems=problems)
+    else:
+        problems.add(path, "no such file or folder")
+        records = []
+    answer_key = read_answer_key(Path(answers_path), max_bytes=limit, problems=problems) if answers_path else {}
+    problems.raise_if_any()  # unreadable input: don't pile row-level noise on top
+    clean = clean_records(records, topics=topics, answer_key=answer_key, answer_key_path=str(answers_path or ""),
+                          problems=problems)
+    problems.raise_if_any()
+    return clean
+
+
+def _question_rows(version, split, clean, progress):
+    sealed = split in SEALED_SPLITS
+    for position, q in enumerate(progress(clean, f"preparing {split}", len(clean))):
+        yield Question(
+            version=version, uid=q.uid, topic_id=q.topic_id, split=split, position=position, text=q.text,
+            options=list(q.options),
+            answer="" if sealed else q.answer,
+            answer_sealed=encrypt_answer(q.answer) if sealed else None,
+            mrscore=q.mrscore, difficulty=q.difficulty,
+        )
+
+
+def _copy_other_splits(source: BenchmarkVersion, target: BenchmarkVersion, split: str):
+    copies = [
+        Question(version=target, uid=q.uid, topic_id=q.topic_id, split=q.split, position=q.position, text=q.text,
+                 options=q.options, answer=q.answer, answer_sealed=q.answer_sealed, mrscore=q.mrscore,
+                 difficulty=q.difficulty)
+        for q in source.questions.exclude(split=split).iterator(chunk_size=BULK_BATCH)
+    ]
+    Question.objects.bulk_create(copies, batch_size=BULK_BATCH)
+
+
+def _refuse_uids_in_other_splits(version, split, clean):
+    uids = {q.uid for q in clean}
+    clashes = list(version.questions.exclude(split=split).filter(uid__in=uids).values_list("uid", "split")[:20])
+    if clashes:
+        raise BenchmarkImportError([
+            ImportProblem("input", f"question_id {uid!r} already exists in the {other} split of {version}",
+                          column="question_id", hint="question ids must be unique across a benchmark's splits")
+            for uid, other in clashes
+        ])
+
+
+def benchmark_import(*, benchmark_slug: str, split: str, path=None, hub_repo=None, revision="",
+                     answers_path=None, sealed=False, progress=_no_progress) -> ImportResult:
+    """Import one split of a benchmark, all or nothing.
+
+    Identical content is a no-op. New content for a split replaces it in place
+    while no run used the version; once runs exist it becomes a new version
+    (the other splits are carried over), so measured results keep their data.
+    """
+    _check_split_flags(split, sealed)
+    if hub_repo:  # network first, outside the transaction
+        from .importers.hub import download_hub_dataset
+
+        path, revision = download_hub_dataset(hub_repo, revision or "main")
+    if path is None:
+        raise BenchmarkImportError([ImportProblem("--path", "no input given", hint="pass --path or --hub")])
+    return _import_locked(benchmark_slug=benchmark_slug, split=split, path=Path(path), revision=revision,
+                          answers_path=answers_path, progress=progress)
+
+
+@transaction.atomic
+def _import_locked(*, benchmark_slug, split, path, revision, answers_path, progress) -> ImportResult:
+    # The row lock serialises concurrent imports of one benchmark.
+    benchmark = Benchmark.objects.select_for_update().filter(slug=benchmark_slug).first()
+    if benchmark is None:
+        known = ", ".join(b.slug for b in selectors.benchmark_list()) or "none"
+        raise BenchmarkImportError([ImportProblem("--benchmark", f"unknown benchmark {benchmark_slug!r}",
+                                                  hint=f"known benchmarks: {known}")])
+    clean = _read_questions(path, split, answers_path, selectors.topic_index(benchmark=benchmark), progress)
+    new_hash = split_content_hash(clean)
+
+    current = selectors.version_current(benchmark=benchmark)
+    if current is not None and current.split_hashes.get(split) == new_hash:
+        return ImportResult(benchmark.slug, current.number, split, len(clean), "unchanged", current.content_hash,
+                            f"{benchmark.slug} v{current.number} {split}: identical content already imported "
+                            f"({len(clean)} questions); nothing changed.")
+
+    if current is None:
+        version, outcome = BenchmarkVersion.objects.create(benchmark=benchmark, number=1), "created"
+    elif split not in current.split_hashes:
+        version, outcome = current, "added"
+    elif selectors.version_has_runs(version=current):
+        version = BenchmarkVersion.objects.create(benchmark=benchmark, number=current.number + 1,
+                                                  split_hashes={k: v for k, v in current.split_hashes.items() if k != split},
+                                                  source_revision=current.source_revision)
+        _copy_other_splits(current, version, split)
+        outcome = "new-version"
+    else:
+        current.questions.filter(split=split).delete()
+        version, outcome = current, "replaced"
+
+    _refuse_uids_in_other_splits(version, split, clean)
+    Question.objects.bulk_create(_question_rows(version, split, clean, progress), batch_size=BULK_BATCH)
+    version.split_hashes = {**version.split_hashes, split: new_hash}
+    version.content_hash = version_content_hash(version.split_hashes)
+    if revision:
+        version.source_revision = revision
+    version.save(update_fields=["split_hashes", "content_hash", "source_revision"])
+
+    explain = {
+        "created": "created version 1",
+        "added": f"added the {split} split to v{version.number}",
+        "replaced": f"replaced the {split} split of v{version.number} (no run had used it)",
+        "new-version": f"runs used v{current.number if current else 0}, so this content became v{version.number}",
+    }[outcome]
+    return ImportResult(benchmark.slug, version.number, split, len(clean), outcome, version.content_hash,
+                        f"{benchmark.slug}: imported {len(clean)} {split} questions; {explain}.")

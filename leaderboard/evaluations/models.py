@@ -1,0 +1,73 @@
+"""Evaluation runs and their per-question predictions.
+
+A run pins the benchmark version (hence the dataset hash) it measured; a
+re-run is a new row and the old one stays. Predictions are stored in chunks,
+each written once (unique (run, chunk)), so a killed run resumes where it was.
+"""
+from django.db import models
+
+from leaderboard.benchmarks.models import BenchmarkVersion, Split
+
+
+class RunStatus(models.TextChoices):
+    QUEUED = "queued"
+    RUNNING = "running"
+    SCORING = "scoring"
+    SUCCEEDED = "succeeded"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+TERMINAL_STATUSES = frozenset({RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED})
+
+
+class EvaluationRun(models.Model):
+    benchmark_version = models.ForeignKey(BenchmarkVersion, on_delete=models.PROTECT, related_name="runs")
+    split = models.CharField(max_length=12, choices=Split.choices)
+    model_ref = models.CharField(max_length=300, help_text="hub id or local path of the model")
+    model_revision = models.CharField(max_length=100, blank=True, help_text="commit sha the run used")
+    precision = models.CharField(max_length=20, default="auto")
+    backend = models.CharField(max_length=20, default="transformers")
+    mode = models.CharField(max_length=20, default="logprobs")
+    template = models.CharField(max_length=50, default="default")
+    template_hash = models.CharField(max_length=64, blank=True)
+    use_chat_template = models.BooleanField(default=False)
+    shots = models.PositiveSmallIntegerField(default=0)
+    variants = models.JSONField(default=list)
+    seed = models.BigIntegerField(default=0)
+    dataset_hash = models.CharField(max_length=64, blank=True)
+    library_versions = models.JSONField(default=dict, blank=True)
+    hardware = models.JSONField(default=dict, blank=True)
+
+    status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    failure_reason = models.TextField(blank=True)
+    summary = models.JSONField(default=dict, blank=True)
+    efficiency = models.JSONField(default=dict, blank=True)
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "lease_expires_at"])]
+
+    def __str__(self):
+        return f"run {self.pk}: {self.model_ref} on {self.benchmark_version} {self.split}"
+
+
+class PredictionChunk(models.Model):
+    """One chunk of a run's per-question predictions, written once."""
+
+    run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    rows = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="unique_chunk_per_run")]

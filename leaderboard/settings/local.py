@@ -1,0 +1,13 @@
+"""Embedded defaults for one machine: SQLite file, file-system Celery broker, a generated sealed key."""
+from .base import *  # noqa: F403
+from .base import VAR_DIR, env_bool
+
+DEBUG = env_bool("DEBUG", True)
+VAR_DIR.mkdir(parents=True, exist_ok=True)
+
+if not SEALED_ANSWER_KEYS:  # noqa: F405
+    # Local runs keep a generated key beside the SQLite file so sealed demo
+    # answers stay readable across restarts. Production must set the variable.
+    from leaderboard.benchmarks.crypto import load_or_create_key_file
+
+    SEALED_ANSWER_KEYS = [load_or_create_key_file(VAR_DIR / "sealed-answer.key")]
