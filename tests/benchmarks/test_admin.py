@@ -1,0 +1,68 @@
+"""Admin: open questions browsable; sealed questions listed to superusers only, answers never shown."""
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.urls import reverse
+
+from leaderboard.benchmarks.crypto import decrypt_answer
+from leaderboard.benchmarks.models import Question
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def superuser(client):
+    user = User.objects.create_superuser("root", "root@example.com", "pw")
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
+def staff(client):
+    user = User.objects.create_user("editor", "editor@example.com", "pw", is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="benchmarks"))
+    client.force_login(user)
+    return user
+
+
+def sealed_question():
+    return Question.objects.filter(split="test").order_by("pk").first()
+
+
+def test_it_lists_sealed_questions_to_superusers_without_answers(client, superuser, demo_loaded):
+    question = sealed_question()
+    listing = client.get(reverse("admin:benchmarks_question_changelist"), {"split__exact": "test"})
+    assert listing.status_code == 200 and question.uid in listing.content.decode()
+
+    page = client.get(reverse("admin:benchmarks_question_change", args=[question.pk])).content.decode()
+    assert question.text in page
+    assert "answer_sealed" not in page and 'name="answer"' not in page
+    assert bytes(question.answer_sealed).decode() not in page
+    assert "Answer:" not in page  # no answer row at all
+
+
+def test_it_shows_open_answers_to_staff(client, staff, demo_loaded):
+    question = Question.objects.filter(split="validation").order_by("pk").first()
+    page = client.get(reverse("admin:benchmarks_question_change", args=[question.pk])).content.decode()
+    assert question.text in page and f'value="{question.answer}"' in page
+
+
+def test_it_hides_sealed_questions_from_staff_who_are_not_superusers(client, staff, demo_loaded):
+    question = sealed_question()
+    change_link = reverse("admin:benchmarks_question_change", args=[question.pk])
+    for query in (question.uid, question.text[:30]):  # the search box echoes the query itself
+        listing = client.get(reverse("admin:benchmarks_question_changelist"), {"q": query}).content.decode()
+        assert "0 results" in listing and change_link not in listing
+    all_rows = client.get(reverse("admin:benchmarks_question_changelist"), {"all": ""}).content.decode()
+    assert "720 questions" in all_rows  # 240 dev + 480 validation; the 480 sealed are not counted
+    detail = client.get(change_link)
+    assert detail.status_code == 302  # "doesn't exist" redirect, no content
+
+
+def test_it_refuses_to_edit_sealed_questions(client, superuser, demo_loaded):
+    question = sealed_question()
+    before = decrypt_answer(question.answer_sealed)
+    response = client.post(reverse("admin:benchmarks_question_change", args=[question.pk]),
+                           {"text": "edited", "answer": "A"})
+    assert response.status_code == 403
+    question.refresh_from_db()
+    assert question.text != "edited" and decrypt_answer(question.answer_sealed) == before

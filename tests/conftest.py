@@ -1,0 +1,16 @@
+import pytest
+
+from tests.support.db import db_snapshot
+
+
+@pytest.fixture
+def snapshot():
+    """Call before and after an operation to prove it left every table byte-for-byte as it was."""
+    return db_snapshot
+
+
+@pytest.fixture
+def demo_loaded(db):
+    from leaderboard.benchmarks.demo import demo_import
+
+    return demo_import()
