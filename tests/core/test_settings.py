@@ -1,0 +1,74 @@
+"""Settings read the environment and fail loudly; production passes `check --deploy` cleanly."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from leaderboard.settings.env import env_bool, env_int, env_list
+
+REPO = Path(__file__).resolve().parents[2]
+PRODUCTION_ENV = {
+    "DJANGO_SETTINGS_MODULE": "leaderboard.settings.production",
+    "SECRET_KEY": "k3Y-Tq9!vZ2pW8rL0sN5bX7mC4hJ6gF1dA8eR3tU5yI0oP2qS9wE",
+    "ALLOWED_HOSTS": "leaderboard.example.org",
+    "DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/leaderboard",
+    "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+    "SEALED_ANSWER_KEYS": "y3JD5KDcXNRBi9eqiTzQw9KXg0n7kJB4LgUu2P3vuEE=",
+}
+
+
+def manage(*args, env):
+    clean = {k: v for k, v in os.environ.items() if k not in PRODUCTION_ENV}
+    return subprocess.run([sys.executable, "manage.py", *args], cwd=REPO, env={**clean, **env},
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_it_reads_typed_values(monkeypatch):
+    monkeypatch.setenv("X_BOOL", "yes")
+    monkeypatch.setenv("X_INT", "42")
+    monkeypatch.setenv("X_LIST", "a, b,,c")
+    assert env_bool("X_BOOL") is True and env_int("X_INT", 1) == 42 and env_list("X_LIST") == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize("reader,value,message", [
+    (lambda: env_bool("X"), "maybe", "X='maybe' is not a boolean"),
+    (lambda: env_int("X", 1), "ten", "X='ten' is not an integer"),
+    (lambda: env_int("X", 1, minimum=5), "2", "X=2 must be at least 5"),
+])
+def test_it_handles_malformed_values(monkeypatch, reader, value, message):
+    monkeypatch.setenv("X", value)
+    with pytest.raises(ImproperlyConfigured, match=message):
+        reader()
+
+
+def test_it_passes_check_deploy_with_production_settings():
+    result = manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
+    assert result.returncode == 0, result.stderr
+    assert "System check identified no issues" in result.stdout and "WARNING" not in result.stderr
+
+
+@pytest.mark.parametrize("missing", ["SECRET_KEY", "DATABASE_URL", "SEALED_ANSWER_KEYS", "ALLOWED_HOSTS"])
+def test_it_refuses_production_without_required_settings(missing):
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != missing}
+    result = manage("check", env=env)
+    assert result.returncode != 0 and missing in result.stderr
+
+
+def test_it_refuses_an_unsupported_database():
+    result = manage("check", env={**PRODUCTION_ENV, "DATABASE_URL": "mysql://root@localhost/db"})
+    assert result.returncode != 0 and "supports postgresql://" in result.stderr
+
+
+def test_it_runs_on_embedded_defaults_without_any_server(tmp_path):
+    """No DATABASE_URL, no broker: SQLite file and file-system broker under LEADERBOARD_VAR_DIR."""
+    env = {"DJANGO_SETTINGS_MODULE": "leaderboard.settings.local", "LEADERBOARD_VAR_DIR": str(tmp_path)}
+    for name in ("DATABASE_URL", "CELERY_BROKER_URL", "SEALED_ANSWER_KEYS"):
+        env[name] = ""
+    result = manage("shell", "-c", "from django.conf import settings as s; "
+                    "print(s.DATABASES['default']['ENGINE'], s.CELERY_BROKER_URL, len(s.SEALED_ANSWER_KEYS))", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-3:] == ["django.db.backends.sqlite3", "filesystem://", "1"]
+    assert (tmp_path / "sealed-answer.key").exists()

@@ -1,0 +1,53 @@
+"""Run a real Celery worker process for a test and read its log as it goes."""
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+class WorkerProcess:
+    def __init__(self, env, queues="default"):
+        self.lines: list[str] = []
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "leaderboard", "worker", "-Q", queues, "-c", "1",
+             "--pool", "solo", "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"],
+            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+    @property
+    def log(self):
+        return "".join(self.lines)
+
+    def wait_for(self, text, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.log:
+                return True
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.2)
+        return text in self.log
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._reader.join(timeout=5)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.stop()
