@@ -258,3 +258,11 @@ def test_it_exits_non_zero_with_the_message_on_stderr(tmp_path, rows):
 def _database_url():
     s = connection.settings_dict
     return f"postgresql://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+def test_it_reads_the_hub_subfolder_even_with_an_answer_key_beside_it(tmp_path):
+    rows = make_questions()
+    root = write_hub_folder(tmp_path / "hub", rows)
+    key = write_answer_key(root / "answers.csv", rows)  # operators keep the key next to test/
+    run_import("--path", root, "--split", "validation", "--answers", key)
+    assert len(stored()) == len(rows)

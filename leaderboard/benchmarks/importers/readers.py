@@ -123,13 +123,14 @@ def read_table_file(path: Path, *, max_bytes: int, problems: ProblemCollector, t
 
 
 def hub_folder_files(folder: Path, split: str, problems: ProblemCollector) -> list[Path]:
-    """CSV files of a hub-layout folder: the folder's own CSVs, else ``<split>/``, else ``test/``.
+    """CSV files of a hub-layout folder: ``<split>/``, else ``test/``, else the folder's own CSVs.
 
     The public hub dataset keeps all its files under ``test/``; a leaderboard
-    operator may also keep one sub-folder per split.
+    operator may also keep one sub-folder per split. Sub-folders come first so
+    an answer key kept beside them is never read as questions.
     """
     folder = Path(folder)
-    for candidate in (folder, folder / split, folder / "test"):
+    for candidate in (folder / split, folder / "test", folder):
         files = sorted(candidate.glob("*.csv")) if candidate.is_dir() else []
         if files:
             return files
