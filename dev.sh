@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The two commands of the README:
+#   ./dev.sh serve   set up .venv, migrate, load the demo, start web + worker on embedded defaults
+#   ./dev.sh test    set up .venv and run the test suite (needs PostgreSQL and Redis on localhost)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PYTHON=${PYTHON:-python3}
+VENV=${VENV:-.venv}
+TORCH_SPEC=${TORCH_SPEC:-torch==2.13.0}   # the CPU build; CI machines offer it from a local file
+
+setup() {
+  if [ ! -x "$VENV/bin/python" ]; then
+    echo "==> creating $VENV"
+    "$PYTHON" -m venv "$VENV"
+  fi
+  local stamp="$VENV/.installed" want
+  want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "==> installing Python packages"
+    "$VENV/bin/pip" install --quiet --upgrade pip
+    # Torch first, so the requirement below is already met by the CPU build.
+    "$VENV/bin/python" -c "import torch" 2>/dev/null || "$VENV/bin/pip" install --quiet "$TORCH_SPEC"
+    "$VENV/bin/pip" install --quiet -r requirements-dev.txt
+    echo "$want" > "$stamp"
+  fi
+}
+
+serve() {
+  setup
+  local py="$VENV/bin/python" host=${HOST:-127.0.0.1} port=${PORT:-8000}
+  export DJANGO_SETTINGS_MODULE=leaderboard.settings.local
+  "$py" manage.py migrate --no-input -v 0
+  "$py" manage.py load_demo
+  echo "==> starting the worker (queues default, gpu) on the embedded file broker"
+  "$py" -m celery -A leaderboard worker -Q default,gpu -c 1 --pool solo --loglevel INFO \
+    > var/worker.log 2>&1 &
+  local worker=$!
+  trap 'kill $worker 2>/dev/null || true' EXIT INT TERM
+  echo "==> Mobile-MMLU Leaderboard at http://$host:$port/   (admin: /admin/, API: /api/schema/ui/; worker log: var/worker.log)"
+  "$py" manage.py runserver "$host:$port" --noreload
+}
+
+run_tests() {
+  setup
+  export DJANGO_SETTINGS_MODULE=leaderboard.settings.test
+  "$VENV/bin/python" - <<'PY'
+import os, socket, sys
+for name, port in (("PostgreSQL", 5432), ("Redis", 6379)):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=3).close()
+    except OSError:
+        sys.exit(f"{name} is not reachable on 127.0.0.1:{port}; start it (see README, 'Tests') and retry.")
+PY
+  set +e
+  "$VENV/bin/python" -m pytest "$@"
+  local rc=$?
+  set -e
+  if [ "$rc" -eq 5 ]; then
+    echo "pytest collected no tests: treating that as a failure" >&2
+    exit 1
+  fi
+  exit "$rc"
+}
+
+case "${1:-}" in
+  serve) shift; serve "$@" ;;
+  test) shift; run_tests "$@" ;;
+  *) echo "usage: ./dev.sh serve | ./dev.sh test [pytest args]" >&2; exit 2 ;;
+esac
