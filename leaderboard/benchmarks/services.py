@@ -68,7 +68,7 @@ def _read_questions(path: Path, split: str, answers_path, topics, progress):
     answer_key = read_answer_key(Path(answers_path), max_bytes=limit, problems=problems) if answers_path else {}
     problems.raise_if_any()  # unreadable input: don't pile row-level noise on top
     clean = clean_records(records, topics=topics, answer_key=answer_key, answer_key_path=str(answers_path or ""),
-                          problems=problems)
+                          problems=problems, sealed=split in SEALED_SPLITS)
     problems.raise_if_any()
     return clean
 

@@ -266,3 +266,14 @@ def test_it_reads_the_hub_subfolder_even_with_an_answer_key_beside_it(tmp_path):
     key = write_answer_key(root / "answers.csv", rows)  # operators keep the key next to test/
     run_import("--path", root, "--split", "validation", "--answers", key)
     assert len(stored()) == len(rows)
+
+
+def test_it_never_repeats_sealed_answers_in_error_messages(tmp_path, snapshot, rows):
+    folder = write_hub_folder(tmp_path / "hub", rows)
+    rows[0]["answer"], rows[1]["answer"] = "Q", "F"
+    key = write_answer_key(tmp_path / "key.csv", rows)
+    message = assert_refused(snapshot, ["--path", folder, "--split", "test", "--sealed", "--answers", key],
+                             "is not option letters", "is not among its options", "hidden: sealed split")
+    assert "'Q'" not in message and "letter F" not in message
+    for row in rows:  # nor any question text
+        assert row["question"] not in message

@@ -127,8 +127,14 @@ def _optional_float(record, column, problems, low, high):
     return value
 
 
-def clean_records(records, *, topics, answer_key, answer_key_path, problems: ProblemCollector):
-    """Validate every record; returns clean questions in input order (problems collected, not raised)."""
+def clean_records(records, *, topics, answer_key, answer_key_path, problems: ProblemCollector, sealed=False):
+    """Validate every record; returns clean questions in input order (problems collected, not raised).
+
+    For a sealed split, messages never repeat an answer value: errors end up in terminals and logs.
+    """
+    def shown(value):
+        return "(value hidden: sealed split)" if sealed else repr(value)
+
     matcher = TopicMatcher(topics)
     seen: dict[str, tuple[str, int]] = {}
     reported_missing_columns, unknown_field_files = set(), set()
@@ -186,7 +192,7 @@ def clean_records(records, *, topics, answer_key, answer_key_path, problems: Pro
 
         in_file = _cell(values.get("answer"))
         if in_key is not None and in_file and parse_answer(in_file) != parse_answer(in_key[0]):
-            problems.add(record.file, f"answer {in_file!r} disagrees with the answer key ({in_key[0]!r})",
+            problems.add(record.file, f"answer {shown(in_file)} disagrees with the answer key ({shown(in_key[0])})",
                          row=record.row, column="answer", hint="drop one of the two sources")
             continue
         raw_answer, source, column = (in_key[0], answer_key_path, "answer") if in_key else (in_file, record.file, "answer")
@@ -196,14 +202,15 @@ def clean_records(records, *, topics, answer_key, answer_key_path, problems: Pro
             continue
         answer = parse_answer(raw_answer)
         if answer is None:
-            problems.add(source, f"answer {raw_answer!r} for {uid!r} is not option letters",
+            problems.add(source, f"answer {shown(raw_answer)} for {uid!r} is not option letters",
                          row=in_key[1] if in_key else record.row, column=column,
                          hint="use one letter or several separated by commas, e.g. A or A,C")
             continue
         valid = OPTION_LETTERS[: len(options)]
         bad = [letter for letter in answer.split(",") if letter not in valid]
         if bad:
-            problems.add(source, f"answer letter {bad[0]} for {uid!r} is not among its options A-{valid[-1]}",
+            letter = "(hidden: sealed split)" if sealed else bad[0]
+            problems.add(source, f"answer letter {letter} for {uid!r} is not among its options A-{valid[-1]}",
                          row=in_key[1] if in_key else record.row, column=column,
                          hint="check the key against the question's options")
             continue
