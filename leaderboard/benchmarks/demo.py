@@ -18,3 +18,38 @@ def demo_import(*, progress=None):
             answers_path=DEMO_DIR / "answers" / f"{split}.csv", sealed=split in SEALED_SPLITS, **kwargs,
         ))
     return results
+
+
+DEMO_MODELS = ("tiny-random", "tiny-val-memorizer")
+
+
+def demo_models_dir():
+    from django.conf import settings
+
+    return Path(settings.VAR_DIR) / "demo"
+
+
+def demo_models_build(*, out_dir: Path | None = None, force: bool = False) -> dict[str, Path]:
+    """Build the two demo models as ordinary transformers folders (skipped when already built).
+
+    The tokenizer is trained on the public dev and validation text only, so
+    nothing derived from the sealed split leaves the database. tiny-val-memorizer
+    learns the validation answers: well above chance there, near chance on test.
+    """
+    from evaluator.demo_models import build_demo_tokenizer, build_tiny_random, build_val_memorizer
+    from leaderboard.evaluations.selectors import engine_questions
+
+    from . import selectors
+
+    out_dir = Path(out_dir or demo_models_dir())
+    paths = {name: out_dir / name for name in DEMO_MODELS}
+    if not force and all((path / "config.json").exists() for path in paths.values()):
+        return paths
+    version = selectors.version_current(benchmark=selectors.benchmark_get(slug=DEMO_BENCHMARK))
+    dev = engine_questions(version=version, split=Split.DEV)
+    validation = engine_questions(version=version, split=Split.VALIDATION)
+    texts = [q.question for q in dev + validation] + [o for q in dev + validation for o in q.options]
+    tokenizer_dir = build_demo_tokenizer(texts, out_dir / "tokenizer")
+    build_tiny_random(paths["tiny-random"], tokenizer_dir, seed=0)
+    build_val_memorizer(paths["tiny-val-memorizer"], tokenizer_dir, validation, seed=0)
+    return paths

@@ -1,0 +1,81 @@
+"""Evaluate a model on a benchmark split synchronously (no queue) and store the run."""
+import json
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from evaluator.backends import BackendError, create_backend
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.benchmarks.models import Split
+from leaderboard.evaluations import services
+from leaderboard.evaluations.display import public_summary
+
+
+class Command(BaseCommand):
+    help = ("Evaluate a model (hub id or local folder) on a benchmark split in this process, with a progress "
+            "bar, and store the run. The sealed test split is scored here with the answer key and only its "
+            "rounded overall figure is printed.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--model", required=True, help="hub id (org/name) or a local model folder")
+        parser.add_argument("--revision", default="", help="hub branch, tag or commit sha")
+        parser.add_argument("--benchmark", default="mobile-mmlu")
+        parser.add_argument("--split", default=Split.VALIDATION, choices=[Split.VALIDATION, Split.TEST])
+        parser.add_argument("--backend", default="transformers", choices=["transformers", "vllm"])
+        parser.add_argument("--device", default="cpu", help="cpu or cuda")
+        parser.add_argument("--dtype", default="auto")
+        parser.add_argument("--batch-size", type=int, default=16)
+        parser.add_argument("--template", default="default")
+        parser.add_argument("--shots", type=int, default=0)
+        parser.add_argument("--variants", default="original", help="original, fixed-A..D, R1..R4, all, fixed, random")
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--mode", default="logprobs", choices=["logprobs", "generate"])
+        parser.add_argument("--chat-template", action="store_true", help="wrap prompts in the tokenizer's chat template")
+        parser.add_argument("--no-efficiency", action="store_true", help="skip the efficiency measurements")
+
+    def handle(self, *args, **o):
+        benchmark = bench_selectors.benchmark_get(slug=o["benchmark"])
+        version = benchmark and bench_selectors.version_current(benchmark=benchmark)
+        if version is None:
+            raise CommandError(f"benchmark {o['benchmark']!r} has no imported questions; run import_benchmark or "
+                               "load_demo first.", returncode=2)
+        try:
+            run = services.run_create(
+                version=version, split=o["split"], model_ref=o["model"], model_revision=o["revision"],
+                backend=o["backend"], precision=o["dtype"], template=o["template"], shots=o["shots"],
+                variants=o["variants"].split(","), seed=o["seed"], mode=o["mode"],
+                use_chat_template=o["chat_template"],
+            )
+        except services.RunConfigError as exc:
+            raise CommandError(str(exc), returncode=2) from None
+        services.run_claim(run=run)
+        try:
+            backend = create_backend(o["backend"], o["model"], revision=o["revision"] or None, device=o["device"],
+                                     dtype=o["dtype"], batch_size=o["batch_size"], seed=o["seed"])
+            with _ProgressBar(enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
+                services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"])
+            services.run_score(run=run)
+        except (BackendError, OSError, ValueError) as exc:
+            services.run_fail(run=run, reason=f"{exc.__class__.__name__}: {exc}")
+            raise CommandError(f"run {run.pk} failed: {exc}", returncode=1) from None
+        figures = public_summary(split=run.split, summary=run.summary)
+        self.stdout.write(json.dumps({"run": run.pk, "model": run.model_ref, "benchmark": str(version),
+                                      "split": run.split, **figures}, indent=2))
+
+
+class _ProgressBar:
+    def __init__(self, *, enabled, label):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=0, desc=label, unit="item", file=sys.stderr, disable=not enabled, leave=False)
+
+    def update(self, done, total):
+        self.bar.total = total
+        self.bar.n = done
+        self.bar.refresh()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.bar.close()

@@ -1,0 +1,45 @@
+"""Reads for evaluations: questions in the engine's format, run state, persisted chunks."""
+from evaluator.questions import Question as EngineQuestion
+
+from leaderboard.benchmarks.crypto import decrypt_answer
+from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
+
+from .models import EvaluationRun, PredictionChunk
+
+
+def _letters(answer: str) -> frozenset[str]:
+    return frozenset(answer.split(","))
+
+
+def engine_questions(*, version: BenchmarkVersion, split: str) -> list[EngineQuestion]:
+    """The split as the engine sees it. Sealed questions carry no answer: the predicting side never has it."""
+    sealed = split in SEALED_SPLITS
+    rows = (version.questions.filter(split=split).order_by("position")
+            .values_list("uid", "text", "options", "answer", "topic__hub_field"))
+    return [EngineQuestion(question_id=uid, question=text, options=tuple(options),
+                           answer=None if sealed else _letters(answer), topic=topic)
+            for uid, text, options, answer, topic in rows]
+
+
+def dev_exemplars(*, version: BenchmarkVersion) -> list[EngineQuestion]:
+    return engine_questions(version=version, split=Split.DEV)
+
+
+def answer_key(*, version: BenchmarkVersion, split: str) -> dict[str, frozenset[str]]:
+    """uid -> answer letters, decrypting the sealed split. Trusted environment only (needs the sealed key)."""
+    rows = version.questions.filter(split=split).values_list("uid", "answer", "answer_sealed")
+    if split in SEALED_SPLITS:
+        return {uid: _letters(decrypt_answer(token)) for uid, _, token in rows}
+    return {uid: _letters(answer) for uid, answer, _ in rows}
+
+
+def run_get(*, run_id: int) -> EvaluationRun:
+    return EvaluationRun.objects.select_related("benchmark_version__benchmark").get(pk=run_id)
+
+
+def run_chunks(*, run: EvaluationRun) -> dict[int, list[dict]]:
+    return dict(PredictionChunk.objects.filter(run=run).order_by("index").values_list("index", "rows"))
+
+
+def run_rows(*, run: EvaluationRun) -> list[dict]:
+    return [row for rows in run_chunks(run=run).values() for row in rows]

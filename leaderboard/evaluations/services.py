@@ -1,0 +1,145 @@
+"""Writes for evaluation runs: create, claim, predict (GPU side), score (trusted side), fail.
+
+Predicting never needs a sealed answer; scoring reads answers from the database
+(decrypting the sealed split) and recomputes correctness from each row's
+predicted letter in the original option order. The same path serves the open
+splits, so open and sealed results are computed identically.
+"""
+import platform
+from datetime import timedelta
+from importlib import metadata
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from evaluator.engine import plan_evaluation, rescore_rows, run_evaluation
+from evaluator.metrics import summarize
+from evaluator.prompts import get_template, template_hash
+from evaluator.variants import parse_variants
+
+from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
+
+from . import selectors
+from .models import EvaluationRun, PredictionChunk, RunStatus
+
+# Variants that need the answer to build (the correct option moved to a letter). Shown
+# to a model on the sealed split, the four of them would reveal which option is right.
+ANSWER_DEPENDENT_VARIANTS = frozenset({"fixed-A", "fixed-B", "fixed-C", "fixed-D"})
+DEFAULT_CHUNK_SIZE = 256
+LEASE = timedelta(minutes=30)
+LIBRARIES = ("torch", "transformers", "tokenizers", "vllm", "Django")
+
+
+class RunConfigError(ValueError):
+    """A run that cannot be created as asked; the message says what to change."""
+
+
+def _library_versions():
+    versions = {"python": platform.python_version()}
+    for name in LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return versions
+
+
+def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_revision: str = "",
+               backend: str = "transformers", precision: str = "auto", template: str = "default", shots: int = 0,
+               variants=("original",), seed: int = 0, mode: str = "logprobs",
+               use_chat_template: bool = False) -> EvaluationRun:
+    try:
+        variants = list(parse_variants(variants))
+        get_template(template)
+    except (ValueError, KeyError) as exc:
+        raise RunConfigError(str(exc).strip("'\"")) from None
+    if split not in version.split_hashes:
+        raise RunConfigError(f"{version} has no {split} split imported; import it first (import_benchmark).")
+    if split in SEALED_SPLITS and ANSWER_DEPENDENT_VARIANTS.intersection(variants):
+        raise RunConfigError("fixed-A..fixed-D variants would reveal sealed answers to the model; "
+                             "on the test split use original and R1..R4 only.")
+    if shots and Split.DEV not in version.split_hashes:
+        raise RunConfigError(f"{shots}-shot needs the dev split for exemplars; import it or use --shots 0.")
+    return EvaluationRun.objects.create(
+        benchmark_version=version, split=split, model_ref=model_ref, model_revision=model_revision,
+        backend=backend, precision=precision, template=template, template_hash=template_hash(template),
+        shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,
+        dataset_hash=version.split_hashes[split], library_versions=_library_versions(),
+    )
+
+
+def run_claim(*, run: EvaluationRun) -> bool:
+    """queued → running, by a conditional UPDATE: exactly one worker wins."""
+    now = timezone.now()
+    claimed = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
+        status=RunStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=now + LEASE,
+        started_at=now, failure_reason="",
+    )
+    run.refresh_from_db()
+    return claimed == 1
+
+
+def _chunk_store(run: EvaluationRun):
+    def on_chunk(index, rows):
+        # Insert-or-ignore: a chunk re-sent after a crash is the same bits, written once.
+        PredictionChunk.objects.bulk_create([PredictionChunk(run=run, index=index, rows=rows)],
+                                            ignore_conflicts=True)
+        EvaluationRun.objects.filter(pk=run.pk).update(lease_expires_at=timezone.now() + LEASE)
+    return on_chunk
+
+
+def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_SIZE, progress=None,
+                measure=True):
+    """Score every (question, variant) with `backend`, persisting chunks; resumes from stored chunks."""
+    from evaluator.efficiency import fixed_sample, measure_efficiency
+
+    version = run.benchmark_version
+    questions = selectors.engine_questions(version=version, split=run.split)
+    dev = selectors.dev_exemplars(version=version) if run.shots else None
+    plan = plan_evaluation(questions, variants=run.variants, seed=run.seed, chunk_size=chunk_size,
+                           template=run.template, shots=run.shots, mode=run.mode,
+                           use_chat_template=run.use_chat_template)
+    EvaluationRun.objects.filter(pk=run.pk).update(progress_total=len(plan.items))
+
+    def report(done, total):
+        EvaluationRun.objects.filter(pk=run.pk).update(progress_done=done)
+        if progress:
+            progress(done, total)
+
+    result = run_evaluation(
+        backend, questions, template=run.template, shots=run.shots, dev_questions=dev, variants=run.variants,
+        seed=run.seed, chunk_size=chunk_size, done_chunks=selectors.run_chunks(run=run),
+        on_chunk=_chunk_store(run), progress=report, mode=run.mode, use_chat_template=run.use_chat_template,
+    )
+    if measure:
+        sample = fixed_sample(questions, key=lambda q: q.question_id)
+        tmpl = get_template(run.template)
+        prompts = [tmpl.render(q.question, q.options) for q in sample]
+        run.efficiency = measure_efficiency(backend, prompts, use_chat_template=run.use_chat_template)
+    run.hardware = {"backend": backend.describe(), "machine": platform.machine(), "node": platform.node()}
+    run.status = RunStatus.SCORING
+    run.save(update_fields=["efficiency", "hardware", "status"])
+    return result
+
+
+@transaction.atomic
+def run_score(*, run: EvaluationRun) -> EvaluationRun:
+    """Trusted side: correctness from the stored answer key, then the run's summary."""
+    key = selectors.answer_key(version=run.benchmark_version, split=run.split)
+    rows = rescore_rows(selectors.run_rows(run=run), key)
+    run.summary = summarize(rows, run.variants)  # stored whole; pages apply the sealed display rules
+    run.status = RunStatus.SUCCEEDED
+    run.finished_at = timezone.now()
+    run.lease_expires_at = None
+    run.save(update_fields=["summary", "status", "finished_at", "lease_expires_at"])
+    return run
+
+
+def run_fail(*, run: EvaluationRun, reason: str) -> EvaluationRun:
+    run.status = RunStatus.FAILED
+    run.failure_reason = reason[:2000]
+    run.finished_at = timezone.now()
+    run.lease_expires_at = None
+    run.save(update_fields=["status", "failure_reason", "finished_at", "lease_expires_at"])
+    return run
