@@ -1,0 +1,100 @@
+"""`python -m evaluator`: run the engine on a local question file, no database."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from .backends import BackendError, available_backends, create_backend
+from .efficiency import fixed_sample, measure_efficiency
+from .engine import MODES, run_evaluation
+from .prompts import TEMPLATES, get_template
+from .questions import QuestionFileError, load_questions
+from .variants import VariantError, parse_variants
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m evaluator", description=__doc__)
+    p.add_argument("--model", required=True, help="local folder or hub id (safetensors only; no remote code)")
+    p.add_argument("--revision", default=None, help="hub revision (commit sha) to pin")
+    p.add_argument("--questions", required=True, help="JSONL or CSV: question_id, question, A..J or options, [answer], [topic]")
+    p.add_argument("--out", required=True, help="per-(question, variant) rows, JSONL")
+    p.add_argument("--template", default="default", choices=sorted(TEMPLATES))
+    p.add_argument("--shots", type=int, default=0, help="k exemplars per topic from --dev")
+    p.add_argument("--dev", default=None, help="dev-split question file for few-shot exemplars")
+    p.add_argument("--variants", default="original", help="comma list: original,fixed-A..fixed-D,R1..R4, or all")
+    p.add_argument("--backend", default="transformers", choices=available_backends())
+    p.add_argument("--device", default="cpu", help="cpu or cuda (transformers backend)")
+    p.add_argument("--dtype", default="auto", help="auto (float32 on CPU, bfloat16 on CUDA), float16, ...")
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--chunk-size", type=int, default=256)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--mode", default="logprobs", choices=MODES)
+    p.add_argument("--max-new-tokens", type=int, default=32, help="generate mode only")
+    p.add_argument("--chat-template", action=argparse.BooleanOptionalAction, default=False,
+                   help="wrap the prompt in the tokenizer's chat template (instruct models)")
+    p.add_argument("--summary", default=None, help="write the summary JSON here instead of stdout")
+    p.add_argument("--efficiency", action=argparse.BooleanOptionalAction, default=True,
+                   help="measure load time, latency, throughput, memory (default on)")
+    p.add_argument("--quiet", action="store_true")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        questions = load_questions(args.questions)
+        dev = load_questions(args.dev) if args.dev else None
+        variants = parse_variants(args.variants)
+        if args.shots and not dev:
+            raise QuestionFileError("--shots needs --dev (a dev-split question file)")
+    except (QuestionFileError, VariantError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        kwargs = {"revision": args.revision, "dtype": args.dtype, "seed": args.seed, "batch_size": args.batch_size}
+        if args.backend == "transformers":
+            kwargs["device"] = args.device
+        backend = create_backend(args.backend, args.model, **kwargs)
+    except (BackendError, OSError, ValueError) as exc:
+        print(f"error: cannot load model {args.model!r} with the {args.backend} backend: {exc}", file=sys.stderr)
+        return 3
+
+    out_path = Path(args.out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    with out_path.open("w", encoding="utf-8") as fh:
+        def on_chunk(index: int, rows: list[dict]) -> None:
+            for r in rows:
+                fh.write(json.dumps(r, ensure_ascii=False) + "\n")
+            fh.flush()
+
+        def progress(done: int, total: int) -> None:
+            if not args.quiet:
+                print(f"scored {done}/{total}", file=sys.stderr)
+
+        try:
+            result = run_evaluation(
+                backend, questions, template=args.template, shots=args.shots, dev_questions=dev,
+                variants=variants, seed=args.seed, chunk_size=args.chunk_size, on_chunk=on_chunk,
+                progress=progress, mode=args.mode, use_chat_template=args.chat_template,
+                max_new_tokens=args.max_new_tokens,
+            )
+        except (BackendError, VariantError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 4
+
+    report = {"settings": result.settings, "fingerprint": result.fingerprint, "backend": backend.describe(),
+              "summary": result.summary}
+    if args.efficiency and args.mode == "logprobs":
+        tmpl = get_template(args.template)
+        sample = fixed_sample(questions, key=lambda q: q.question_id)
+        report["efficiency"] = measure_efficiency(
+            backend, [tmpl.render(q.question, q.options) for q in sample], use_chat_template=args.chat_template)
+    text = json.dumps(report, indent=2, ensure_ascii=False, default=str)
+    if args.summary:
+        Path(args.summary).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0

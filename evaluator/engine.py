@@ -1,0 +1,231 @@
+"""The resumable, chunked evaluation engine.
+
+The (question, variant) work list is fixed by the inputs and cut into chunks of
+`chunk_size`. Each chunk is scored on its own (batches never cross a chunk
+boundary), so a chunk's rows are the same bits whether the run went straight
+through or resumed after a crash. The caller persists each chunk in
+`on_chunk(index, rows)` (idempotently, keyed by (run, chunk)) and passes the
+persisted chunks back as `done_chunks` to resume.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
+
+from .backends.base import Backend
+from .metrics import summarize
+from .prompts import exemplar_shots, get_template, select_exemplars, template_hash
+from .questions import Question
+from .scoring import decide_letters, extract_answer, is_correct
+from .variants import VARIANTS, VariantView, make_view, parse_variants, variant_applies
+
+Row = dict[str, Any]
+MODES = ("logprobs", "generate")
+MAX_OUTPUT_CHARS = 2000  # generated text kept per row, for audits of the parser
+
+
+@dataclass(frozen=True)
+class WorkItem:
+    question: Question
+    view: VariantView
+
+
+@dataclass
+class EvaluationPlan:
+    items: list[WorkItem]
+    chunk_size: int
+    fingerprint: str
+    skipped: list[tuple[str, str]]  # (question_id, variant) that do not apply (fixed-D on 3 options)
+
+    @property
+    def n_chunks(self) -> int:
+        return (len(self.items) + self.chunk_size - 1) // self.chunk_size
+
+    def chunk(self, index: int) -> list[WorkItem]:
+        return self.items[index * self.chunk_size:(index + 1) * self.chunk_size]
+
+
+@dataclass
+class EvaluationResult:
+    rows: list[Row]
+    summary: dict[str, Any]
+    n_chunks: int
+    computed_chunks: list[int]
+    missing_chunks: list[int]
+    fingerprint: str
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"summary": self.summary, "n_chunks": self.n_chunks, "computed_chunks": self.computed_chunks,
+                "missing_chunks": self.missing_chunks, "fingerprint": self.fingerprint, "settings": self.settings}
+
+
+def plan_evaluation(
+    questions: Sequence[Question],
+    *,
+    variants: Iterable[str] = ("original",),
+    seed: int = 0,
+    chunk_size: int = 256,
+    template: str = "default",
+    shots: int = 0,
+    mode: str = "logprobs",
+    use_chat_template: bool = False,
+    dev_questions: Sequence[Question] | None = None,
+) -> EvaluationPlan:
+    """Variant-major work list in question order, and a fingerprint of everything that shapes it.
+
+    Store the fingerprint with the run; resuming with a different one would mix chunks of two plans.
+    """
+    if chunk_size < 1:
+        raise ValueError("chunk_size must be >= 1")
+    variants = parse_variants(variants if isinstance(variants, str) else list(variants))
+    items, skipped = [], []
+    for v in variants:
+        for q in questions:
+            if variant_applies(q, v):
+                items.append(WorkItem(q, make_view(q, v, seed)))
+            else:
+                skipped.append((q.question_id, v))
+    ident = {
+        "questions": [[q.question_id, q.question, list(q.options), q.topic] for q in questions],
+        "variants": list(variants), "seed": seed, "chunk_size": chunk_size,
+        "template": template_hash(template), "shots": shots, "mode": mode, "chat": use_chat_template,
+        "exemplars": {t: [q.question_id for q in select_exemplars(dev_questions or (), t, shots)]
+                      for t in sorted({q.topic for q in questions})} if shots else {},
+    }
+    fingerprint = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
+    return EvaluationPlan(items, chunk_size, fingerprint, skipped)
+
+
+def _base_row(item: WorkItem) -> Row:
+    v = item.view
+    return {"question_id": v.question_id, "variant": v.variant, "topic": item.question.topic,
+            "seed": v.seed, "perm": list(v.perm)}
+
+
+def _score_chunk(backend: Backend, items: list[WorkItem], prompts: list[str], *, mode: str,
+                 use_chat_template: bool, max_new_tokens: int) -> list[Row]:
+    rows = []
+    if mode == "logprobs":
+        for item, lps in zip(items, backend.letter_logprobs(prompts, use_chat_template=use_chat_template)):
+            d = decide_letters(lps, item.view.letters)
+            row = _base_row(item) | {
+                "predicted": d.predicted, "predicted_original": item.view.original_letter(d.predicted),
+                "letter_probs": d.letter_probs, "letter_mass": d.letter_mass, "tie": d.tie,
+            }
+            if item.view.answer is not None:
+                row["correct"] = is_correct(d.predicted, item.view.answer)
+            rows.append(row)
+    else:
+        texts = backend.generate(prompts, max_new_tokens=max_new_tokens, use_chat_template=use_chat_template)
+        for item, text in zip(items, texts):
+            letter = extract_answer(text, item.view.letters)
+            row = _base_row(item) | {
+                "predicted": letter,
+                "predicted_original": item.view.original_letter(letter) if letter else None,
+                "parsed": letter is not None, "output": text[:MAX_OUTPUT_CHARS],
+            }
+            if item.view.answer is not None:
+                row["correct"] = is_correct(letter, item.view.answer)  # unparsed -> wrong, never a guess
+            rows.append(row)
+    return rows
+
+
+def run_evaluation(
+    backend: Backend,
+    questions: Sequence[Question],
+    *,
+    template: str = "default",
+    shots: int = 0,
+    dev_questions: Sequence[Question] | None = None,
+    variants: Iterable[str] = ("original",),
+    seed: int = 0,
+    chunk_size: int = 256,
+    done_chunks: Mapping[int, Sequence[Row]] | Collection[int] = frozenset(),
+    load_chunk: Callable[[int], Sequence[Row]] | None = None,
+    on_chunk: Callable[[int, list[Row]], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    mode: str = "logprobs",
+    use_chat_template: bool = False,
+    max_new_tokens: int = 32,
+) -> EvaluationResult:
+    """Score every (question, variant); see the module docstring for the resume contract.
+
+    done_chunks: a mapping chunk index -> its persisted rows, or a set of indices; for a set,
+    `load_chunk(i)` supplies the rows (without it the summary covers only the rows at hand and
+    `missing_chunks` lists what was left out).
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}")
+    variants = parse_variants(variants if isinstance(variants, str) else list(variants))
+    tmpl = get_template(template)
+    if shots and not dev_questions:
+        raise ValueError(f"shots={shots} needs dev_questions (the topics' dev split)")
+    plan = plan_evaluation(questions, variants=variants, seed=seed, chunk_size=chunk_size, template=template,
+                           shots=shots, mode=mode, use_chat_template=use_chat_template, dev_questions=dev_questions)
+    # Exemplars per topic, chosen once: every question of a topic shares the same prefix.
+    shot_cache = {t: exemplar_shots(select_exemplars(dev_questions or (), t, shots))
+                  for t in sorted({q.topic for q in questions})}
+
+    def prompt_for(item: WorkItem) -> str:
+        return tmpl.render(item.question.question, item.view.options, shot_cache[item.question.topic])
+
+    done_map = dict(done_chunks) if isinstance(done_chunks, Mapping) else None
+    done_set = set(done_map) if done_map is not None else set(done_chunks)
+    total = len(plan.items)
+    finished = 0
+    by_chunk: dict[int, list[Row]] = {}
+    computed, missing = [], []
+    for index in range(plan.n_chunks):
+        items = plan.chunk(index)
+        if index in done_set:
+            if done_map is not None:
+                by_chunk[index] = [dict(r) for r in done_map[index]]
+            elif load_chunk is not None:
+                by_chunk[index] = [dict(r) for r in load_chunk(index)]
+            else:
+                missing.append(index)
+        else:
+            rows = _score_chunk(backend, items, [prompt_for(it) for it in items], mode=mode,
+                                use_chat_template=use_chat_template, max_new_tokens=max_new_tokens)
+            if on_chunk is not None:
+                on_chunk(index, rows)
+            by_chunk[index] = rows
+            computed.append(index)
+        finished += len(items)
+        if progress is not None:
+            progress(finished, total)
+
+    rows = [r for i in sorted(by_chunk) for r in by_chunk[i]]
+    summary = summarize(rows, variants)
+    summary["skipped_items"] = len(plan.skipped)
+    if missing:
+        summary["partial"] = True
+    settings = {
+        "template": template, "template_hash": template_hash(template), "shots": shots,
+        "exemplars": {t: len(s) for t, s in sorted(shot_cache.items())} if shots else {},
+        "variants": list(variants), "seed": seed, "chunk_size": chunk_size,
+        "mode": mode, "use_chat_template": use_chat_template,
+        "max_new_tokens": max_new_tokens if mode == "generate" else None,
+    }
+    return EvaluationResult(rows, summary, plan.n_chunks, computed, missing, plan.fingerprint, settings)
+
+
+def rescore_rows(rows: Iterable[Row], answers: Mapping[str, Collection[str]]) -> list[Row]:
+    """Set `correct` from an answer key in the ORIGINAL option order (the trusted worker's job:
+    GPU workers can run without the sealed key, rows carry predicted_original)."""
+    out = []
+    for r in rows:
+        r = dict(r)
+        key = answers.get(r["question_id"])
+        r["correct"] = None if key is None else (r.get("predicted_original") in set(key))
+        if r["correct"] is None:
+            r.pop("correct")
+        out.append(r)
+    return out
+
+
+__all__ = ["EvaluationPlan", "EvaluationResult", "MODES", "Row", "VARIANTS", "WorkItem",
+           "plan_evaluation", "rescore_rows", "run_evaluation"]
