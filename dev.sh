@@ -35,8 +35,9 @@ serve() {
   echo "==> starting the worker (queues default, gpu) on the embedded file broker"
   "$py" -m celery -A leaderboard worker -Q default,gpu -c 1 --pool solo --loglevel INFO \
     > var/worker.log 2>&1 &
-  local worker=$!
-  trap 'kill $worker 2>/dev/null || true' EXIT INT TERM
+  WORKER_PID=$!  # global: the EXIT trap runs after this function's locals are gone
+  trap 'kill "$WORKER_PID" 2>/dev/null || true' EXIT
+  trap 'exit 130' INT TERM
   echo "==> Mobile-MMLU Leaderboard at http://$host:$port/   (admin: /admin/, API: /api/schema/ui/; worker log: var/worker.log)"
   "$py" manage.py runserver "$host:$port" --noreload
 }
