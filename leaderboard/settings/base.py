@@ -135,6 +135,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "data_folder_in": str(_CELERY_QUEUE_DIR / "messages"),
         "data_folder_out": str(_CELERY_QUEUE_DIR / "messages"),
         "processed_folder": str(_CELERY_QUEUE_DIR / "processed"),
+        "control_folder": str(_CELERY_QUEUE_DIR / "control"),
         "store_processed": False,
     }
 else:
