@@ -32,6 +32,13 @@ serve() {
   export DJANGO_SETTINGS_MODULE=leaderboard.settings.local
   "$py" manage.py migrate --no-input -v 0
   "$py" manage.py load_demo
+  echo "==> evaluating the demo models on the demo benchmark (validation and sealed test; skipped when done)"
+  local model split
+  for model in tiny-random tiny-val-memorizer; do
+    for split in validation test; do
+      "$py" manage.py evaluate --model "var/demo/$model" --split "$split" --skip-if-done --line -v 0
+    done
+  done
   echo "==> starting the worker (queues default, gpu) on the embedded file broker"
   "$py" -m celery -A leaderboard worker -Q default,gpu -c 1 --pool solo --loglevel INFO \
     > var/worker.log 2>&1 &

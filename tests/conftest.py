@@ -2,6 +2,8 @@ import pytest
 
 from tests.support.db import db_snapshot
 
+pytest_plugins = ["tests.support.model_fixtures"]
+
 
 @pytest.fixture
 def snapshot():

@@ -43,3 +43,11 @@ def run_chunks(*, run: EvaluationRun) -> dict[int, list[dict]]:
 
 def run_rows(*, run: EvaluationRun) -> list[dict]:
     return [row for rows in run_chunks(run=run).values() for row in rows]
+
+
+def run_find_succeeded(*, version, split, model_ref, template, shots, variants, seed, mode, use_chat_template):
+    """An earlier successful run with exactly these settings on this dataset, if any."""
+    return (EvaluationRun.objects.filter(
+        benchmark_version=version, split=split, model_ref=model_ref, template=template, shots=shots,
+        variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template, status="succeeded",
+    ).order_by("-finished_at").first())

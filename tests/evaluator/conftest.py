@@ -1,78 +1,12 @@
-"""Session fixtures: tiny local models built once in a temp dir (no downloads)."""
+"""Evaluator fixtures. The tiny models themselves live in tests/support/model_fixtures.py."""
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest
 
-from evaluator.demo_models import build_demo_tokenizer, build_tiny_random, generate_demo_questions
-from evaluator.prompts import get_template
-
-BIAS_FORMS = {"C": 3.0, " C": 2.0}  # logits of the biased model; every other token has logit 0
-
-
-@pytest.fixture(scope="session")
-def demo_questions():
-    return generate_demo_questions(60, seed=11, multi_correct_every=6)
-
-
-@pytest.fixture(scope="session")
-def models_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("models")
-
-
-@pytest.fixture(scope="session")
-def tokenizer_dir(models_dir, demo_questions) -> Path:
-    texts = [get_template(t).render(q.question, q.options) for q in demo_questions
-             for t in ("default", "mobile-mmlu-reference")]
-    return build_demo_tokenizer(texts, models_dir / "tokenizer", vocab_size=1500)
-
-
-@pytest.fixture(scope="session")
-def tiny_model_dir(models_dir, tokenizer_dir) -> Path:
-    return build_tiny_random(models_dir / "tiny", tokenizer_dir, seed=0)
-
-
-@pytest.fixture(scope="session")
-def biased_model_dir(models_dir, tokenizer_dir) -> Path:
-    """A Phi-style model whose lm_head weight is zero and whose bias favours "C"/" C".
-
-    Logits are then exactly the bias whatever the prompt, so every letter
-    probability is known in closed form (see expected_biased_probs).
-    """
-    import torch
-    from transformers import AutoTokenizer, PhiConfig, PhiForCausalLM
-
-    tok = AutoTokenizer.from_pretrained(str(tokenizer_dir))
-    config = PhiConfig(vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                       num_attention_heads=2, max_position_embeddings=2048, pad_token_id=tok.pad_token_id,
-                       bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
-    torch.manual_seed(0)
-    model = PhiForCausalLM(config)
-    with torch.no_grad():
-        model.lm_head.weight.zero_()
-        model.lm_head.bias.zero_()
-        for form, value in BIAS_FORMS.items():
-            (tid,) = tok.encode(form, add_special_tokens=False)
-            model.lm_head.bias[tid] = value
-    out = models_dir / "biased"
-    model.save_pretrained(out)
-    tok.save_pretrained(out)
-    (out / "vocab_size.json").write_text(json.dumps({"vocab": len(tok)}))
-    return out
-
-
-def expected_biased_probs(vocab_size: int, letters: str) -> tuple[dict[str, float], float]:
-    """Closed-form letter_probs and letter_mass of the biased model."""
-    z = (vocab_size - len(BIAS_FORMS)) + sum(math.exp(v) for v in BIAS_FORMS.values())
-    raw = {L: 2.0 for L in letters}  # two forms, each e^0
-    if "C" in raw:
-        raw["C"] = sum(math.exp(v) for v in BIAS_FORMS.values())
-    mass = sum(raw.values()) / z
-    total = sum(raw.values())
-    return {L: v / total for L, v in raw.items()}, mass
+from tests.support.model_fixtures import BIAS_FORMS, expected_biased_probs  # noqa: F401  (re-exported)
 
 
 @pytest.fixture(scope="session")

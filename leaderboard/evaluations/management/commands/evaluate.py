@@ -5,9 +5,10 @@ import sys
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluator.backends import BackendError, create_backend
+from evaluator.variants import parse_variants
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Split
-from leaderboard.evaluations import services
+from leaderboard.evaluations import selectors, services
 from leaderboard.evaluations.display import public_summary
 
 
@@ -32,6 +33,9 @@ class Command(BaseCommand):
         parser.add_argument("--mode", default="logprobs", choices=["logprobs", "generate"])
         parser.add_argument("--chat-template", action="store_true", help="wrap prompts in the tokenizer's chat template")
         parser.add_argument("--no-efficiency", action="store_true", help="skip the efficiency measurements")
+        parser.add_argument("--line", action="store_true", help="print one summary line instead of JSON")
+        parser.add_argument("--skip-if-done", action="store_true",
+                            help="print an earlier successful run with the same settings instead of running again")
 
     def handle(self, *args, **o):
         benchmark = bench_selectors.benchmark_get(slug=o["benchmark"])
@@ -39,11 +43,19 @@ class Command(BaseCommand):
         if version is None:
             raise CommandError(f"benchmark {o['benchmark']!r} has no imported questions; run import_benchmark or "
                                "load_demo first.", returncode=2)
+        variants = o["variants"].split(",")
+        if o["skip_if_done"]:
+            earlier = selectors.run_find_succeeded(
+                version=version, split=o["split"], model_ref=o["model"], template=o["template"], shots=o["shots"],
+                variants=list(parse_variants(variants)), seed=o["seed"], mode=o["mode"],
+                use_chat_template=o["chat_template"])
+            if earlier is not None:
+                return self._print(earlier, version, line=o["line"])
         try:
             run = services.run_create(
                 version=version, split=o["split"], model_ref=o["model"], model_revision=o["revision"],
                 backend=o["backend"], precision=o["dtype"], template=o["template"], shots=o["shots"],
-                variants=o["variants"].split(","), seed=o["seed"], mode=o["mode"],
+                variants=variants, seed=o["seed"], mode=o["mode"],
                 use_chat_template=o["chat_template"],
             )
         except services.RunConfigError as exc:
@@ -58,7 +70,15 @@ class Command(BaseCommand):
         except (BackendError, OSError, ValueError) as exc:
             services.run_fail(run=run, reason=f"{exc.__class__.__name__}: {exc}")
             raise CommandError(f"run {run.pk} failed: {exc}", returncode=1) from None
+        self._print(run, version, line=o["line"])
+
+    def _print(self, run, version, *, line=False):
         figures = public_summary(split=run.split, summary=run.summary)
+        if line:
+            low, high = figures["ci95"]
+            self.stdout.write(f"{run.model_ref:<28} {version} {run.split:<10} accuracy {figures['accuracy']}% "
+                              f"(95% CI {low}-{high}, n={figures['n']}), run {run.pk}")
+            return
         self.stdout.write(json.dumps({"run": run.pk, "model": run.model_ref, "benchmark": str(version),
                                       "split": run.split, **figures}, indent=2))
 
