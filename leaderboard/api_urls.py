@@ -4,6 +4,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 urlpatterns = [
     path("", include("leaderboard.benchmarks.urls")),
+    path("", include("leaderboard.submissions.urls")),
+    path("", include("leaderboard.mrscore.urls")),
 ]
 schema_urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -1,14 +1,33 @@
 from django.contrib import admin
 
-from .models import EvaluationRun
+from leaderboard.core.admin_actions import action_with_reason
+
+from . import admin_services
+from .models import EvaluationRun, RunStatus
 
 
 @admin.register(EvaluationRun)
 class EvaluationRunAdmin(admin.ModelAdmin):
-    list_display = ("id", "model_ref", "benchmark_version", "split", "shots", "status", "attempts", "created_at")
-    list_filter = ("status", "split", "benchmark_version__benchmark")
+    list_display = ("id", "model_ref", "benchmark_version", "split", "status", "failure_code", "attempts",
+                    "hidden", "flagged", "rerun_of", "created_at")
+    list_filter = ("status", "split", "failure_code", "hidden", "flagged", "benchmark_version__benchmark")
     search_fields = ("model_ref",)
-    readonly_fields = [f.name for f in EvaluationRun._meta.fields]
+    # Per-question predictions are never listed here: they live in PredictionChunk.
+    exclude = ("summary",)
+    readonly_fields = [f.name for f in EvaluationRun._meta.fields if f.name != "summary"]
+    actions = [
+        action_with_reason("rerun", "Re-run (new run row)", admin_services.run_rerun),
+        action_with_reason("rerun_failed", "Re-run failed runs only", admin_services.run_rerun,
+                           applies=lambda run: run.status == RunStatus.FAILED),
+        action_with_reason("cancel", "Cancel", admin_services.run_cancel),
+        action_with_reason("rescore", "Re-score from stored predictions", admin_services.run_rescore,
+                           applies=lambda run: run.status == RunStatus.SUCCEEDED),
+        action_with_reason("hide", "Hide from the leaderboard", admin_services.run_set_hidden),
+        action_with_reason("flag", "Flag", admin_services.run_set_flagged),
+    ]
 
     def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False

@@ -21,7 +21,22 @@ class RunStatus(models.TextChoices):
 TERMINAL_STATUSES = frozenset({RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED})
 
 
+class FailureCode(models.TextChoices):
+    MODEL_NOT_FOUND = "MODEL_NOT_FOUND"
+    GATED = "GATED"
+    UNSUPPORTED_ARCHITECTURE = "UNSUPPORTED_ARCHITECTURE"
+    OUT_OF_MEMORY = "OUT_OF_MEMORY"
+    MODEL_LOAD_ERROR = "MODEL_LOAD_ERROR"
+    EVALUATION_ERROR = "EVALUATION_ERROR"
+    WORKER_LOST = "WORKER_LOST"
+    TIMEOUT = "TIMEOUT"
+    CANCELLED = "CANCELLED"
+
+
 class EvaluationRun(models.Model):
+    submission = models.ForeignKey("submissions.Submission", null=True, blank=True, on_delete=models.CASCADE,
+                                   related_name="runs")
+    rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
     benchmark_version = models.ForeignKey(BenchmarkVersion, on_delete=models.PROTECT, related_name="runs")
     split = models.CharField(max_length=12, choices=Split.choices)
     model_ref = models.CharField(max_length=300, help_text="hub id or local path of the model")
@@ -44,7 +59,14 @@ class EvaluationRun(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
+    chunk_size = models.PositiveIntegerField(default=256)
+    failure_code = models.CharField(max_length=30, choices=FailureCode.choices, blank=True)
     failure_reason = models.TextField(blank=True)
+    log_excerpt = models.TextField(blank=True)
+    queue = models.CharField(max_length=20, default="gpu")
+    enqueued_at = models.DateTimeField(null=True, blank=True)
+    hidden = models.BooleanField(default=False)
+    flagged = models.BooleanField(default=False)
     summary = models.JSONField(default=dict, blank=True)
     efficiency = models.JSONField(default=dict, blank=True)
 
@@ -54,7 +76,7 @@ class EvaluationRun(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "lease_expires_at"])]
+        indexes = [models.Index(fields=["status", "lease_expires_at"]), models.Index(fields=["status", "enqueued_at"])]
 
     def __str__(self):
         return f"run {self.pk}: {self.model_ref} on {self.benchmark_version} {self.split}"

@@ -6,11 +6,9 @@ predicted letter in the original option order. The same path serves the open
 splits, so open and sealed results are computed identically.
 """
 import platform
-from datetime import timedelta
 from importlib import metadata
 
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 
 from evaluator.engine import plan_evaluation, rescore_rows, run_evaluation
@@ -27,7 +25,6 @@ from .models import EvaluationRun, PredictionChunk, RunStatus
 # to a model on the sealed split, the four of them would reveal which option is right.
 ANSWER_DEPENDENT_VARIANTS = frozenset({"fixed-A", "fixed-B", "fixed-C", "fixed-D"})
 DEFAULT_CHUNK_SIZE = 256
-LEASE = timedelta(minutes=30)
 LIBRARIES = ("torch", "transformers", "tokenizers", "vllm", "Django")
 
 
@@ -71,26 +68,25 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
 
 def run_claim(*, run: EvaluationRun) -> bool:
     """queued → running, by a conditional UPDATE: exactly one worker wins."""
-    now = timezone.now()
-    claimed = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.QUEUED).update(
-        status=RunStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=now + LEASE,
-        started_at=now, failure_reason="",
-    )
+    from .lifecycle import run_claim_for_worker
+
+    claimed = run_claim_for_worker(run_id=run.pk) is not None
     run.refresh_from_db()
-    return claimed == 1
+    return claimed
 
 
-def _chunk_store(run: EvaluationRun):
+def _chunk_store(run: EvaluationRun, after_chunk=None):
     def on_chunk(index, rows):
         # Insert-or-ignore: a chunk re-sent after a crash is the same bits, written once.
         PredictionChunk.objects.bulk_create([PredictionChunk(run=run, index=index, rows=rows)],
                                             ignore_conflicts=True)
-        EvaluationRun.objects.filter(pk=run.pk).update(lease_expires_at=timezone.now() + LEASE)
+        if after_chunk is not None:
+            after_chunk()
     return on_chunk
 
 
 def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_SIZE, progress=None,
-                measure=True):
+                measure=True, on_progress_chunk=None):
     """Score every (question, variant) with `backend`, persisting chunks; resumes from stored chunks."""
     from evaluator.efficiency import fixed_sample, measure_efficiency
 
@@ -100,7 +96,7 @@ def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_
     plan = plan_evaluation(questions, variants=run.variants, seed=run.seed, chunk_size=chunk_size,
                            template=run.template, shots=run.shots, mode=run.mode,
                            use_chat_template=run.use_chat_template)
-    EvaluationRun.objects.filter(pk=run.pk).update(progress_total=len(plan.items))
+    EvaluationRun.objects.filter(pk=run.pk).update(progress_total=len(plan.items), chunk_size=chunk_size)
 
     def report(done, total):
         EvaluationRun.objects.filter(pk=run.pk).update(progress_done=done)
@@ -110,7 +106,7 @@ def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_
     result = run_evaluation(
         backend, questions, template=run.template, shots=run.shots, dev_questions=dev, variants=run.variants,
         seed=run.seed, chunk_size=chunk_size, done_chunks=selectors.run_chunks(run=run),
-        on_chunk=_chunk_store(run), progress=report, mode=run.mode, use_chat_template=run.use_chat_template,
+        on_chunk=_chunk_store(run, on_progress_chunk), progress=report, mode=run.mode, use_chat_template=run.use_chat_template,
     )
     if measure:
         sample = fixed_sample(questions, key=lambda q: q.question_id)
@@ -118,8 +114,10 @@ def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_
         prompts = [tmpl.render(q.question, q.options) for q in sample]
         run.efficiency = measure_efficiency(backend, prompts, use_chat_template=run.use_chat_template)
     run.hardware = {"backend": backend.describe(), "machine": platform.machine(), "node": platform.node()}
-    run.status = RunStatus.SCORING
-    run.save(update_fields=["efficiency", "hardware", "status"])
+    # Conditional: a run cancelled meanwhile stays cancelled.
+    EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
+        efficiency=run.efficiency, hardware=run.hardware, status=RunStatus.SCORING)
+    run.refresh_from_db()
     return result
 
 
@@ -128,18 +126,21 @@ def run_score(*, run: EvaluationRun) -> EvaluationRun:
     """Trusted side: correctness from the stored answer key, then the run's summary."""
     key = selectors.answer_key(version=run.benchmark_version, split=run.split)
     rows = rescore_rows(selectors.run_rows(run=run), key)
-    run.summary = summarize(rows, run.variants)  # stored whole; pages apply the sealed display rules
-    run.status = RunStatus.SUCCEEDED
-    run.finished_at = timezone.now()
-    run.lease_expires_at = None
-    run.save(update_fields=["summary", "status", "finished_at", "lease_expires_at"])
+    summary = summarize(rows, run.variants)  # stored whole; pages apply the sealed display rules
+    # Conditional: scoring twice (a repeated message) or after a cancel changes nothing.
+    EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SCORING).update(
+        summary=summary, status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_expires_at=None)
+    run.refresh_from_db()
     return run
 
 
-def run_fail(*, run: EvaluationRun, reason: str) -> EvaluationRun:
-    run.status = RunStatus.FAILED
-    run.failure_reason = reason[:2000]
-    run.finished_at = timezone.now()
-    run.lease_expires_at = None
-    run.save(update_fields=["status", "failure_reason", "finished_at", "lease_expires_at"])
+def run_fail(*, run: EvaluationRun, exc: BaseException, during_load: bool) -> EvaluationRun:
+    """A synchronous run (manage.py evaluate) that failed: no retry, the reason recorded."""
+    from .failures import classify, log_excerpt
+    from .lifecycle import run_fail as lifecycle_fail
+
+    code = classify(exc, during_load=during_load)
+    lifecycle_fail(run=run, code=code, reason=f"{code}: {type(exc).__name__}",
+                   excerpt=log_excerpt(exc, sealed=run.split in SEALED_SPLITS))
+    run.refresh_from_db()
     return run

@@ -22,10 +22,13 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "drf_spectacular",
     "leaderboard.core",
     "leaderboard.benchmarks",
     "leaderboard.evaluations",
+    "leaderboard.submissions",
+    "leaderboard.mrscore",
     "frontend",
 ]
 
@@ -95,6 +98,10 @@ STORAGES = {
 }
 
 REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",  # scripts: Authorization: Token <key>
+    ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
@@ -118,6 +125,24 @@ SPECTACULAR_SETTINGS = {
 # Fernet keys (comma-separated, newest first, for rotation) that encrypt sealed
 # answers at rest. Deliberately separate from SECRET_KEY: GPU workers get neither.
 SEALED_ANSWER_KEYS = env_list("SEALED_ANSWER_KEYS")
+
+# --- Submissions and runs ----------------------------------------------------
+SUBMISSION_QUOTA = env_int("SUBMISSION_QUOTA", 5, minimum=1)  # accepted per user and per namespace ...
+SUBMISSION_QUOTA_DAYS = env_int("SUBMISSION_QUOTA_DAYS", 7, minimum=1)  # ... per this many days
+SUBMISSION_MAX_PARAMS_16BIT = env_int("SUBMISSION_MAX_PARAMS_16BIT", 100_000_000_000, minimum=1)
+SUBMISSION_VALIDATION_VARIANTS = env_list("SUBMISSION_VALIDATION_VARIANTS", ["all"])
+SUBMISSION_DEFAULT_BENCHMARKS = env_list("SUBMISSION_DEFAULT_BENCHMARKS", ["mobile-mmlu"])
+RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 600, minimum=1)  # renewed after each chunk
+RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3, minimum=1)
+RUN_RETRY_DELAY_SECONDS = env_int("RUN_RETRY_DELAY_SECONDS", 30, minimum=0)
+RECONCILE_AFTER_SECONDS = env_int("RECONCILE_AFTER_SECONDS", 300, minimum=1)
+RUN_CHUNK_SIZE = env_int("RUN_CHUNK_SIZE", 256, minimum=1)
+RUN_BATCH_SIZE = env_int("RUN_BATCH_SIZE", 16, minimum=1)
+RUN_DEVICE = env_str("RUN_DEVICE", "cpu")
+RUN_BACKEND = env_str("RUN_BACKEND", "transformers")
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 # --- Importers ---------------------------------------------------------------
 IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_BYTES", 200 * 1024 * 1024, minimum=1)
@@ -146,7 +171,12 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True  # the database is the source of truth; results carry ids only
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_TASK_ROUTES = {"evaluator.tasks.*": {"queue": "gpu"}}
+CELERY_IMPORTS = ["evaluator.tasks"]  # not a Django app, so autodiscovery would miss it
+CELERY_TASK_ROUTES = {"evaluator.*": {"queue": "gpu"}}
+CELERY_BEAT_SCHEDULE = {
+    "sweep-runs": {"task": "evaluations.sweep", "schedule": 60.0},
+    "reconcile-runs": {"task": "evaluations.reconcile", "schedule": 120.0},
+}
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 LOGGING = {

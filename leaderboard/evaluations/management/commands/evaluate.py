@@ -61,14 +61,16 @@ class Command(BaseCommand):
         except services.RunConfigError as exc:
             raise CommandError(str(exc), returncode=2) from None
         services.run_claim(run=run)
+        loading = True
         try:
             backend = create_backend(o["backend"], o["model"], revision=o["revision"] or None, device=o["device"],
                                      dtype=o["dtype"], batch_size=o["batch_size"], seed=o["seed"])
+            loading = False
             with _ProgressBar(enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
                 services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"])
             services.run_score(run=run)
         except (BackendError, OSError, ValueError) as exc:
-            services.run_fail(run=run, reason=f"{exc.__class__.__name__}: {exc}")
+            services.run_fail(run=run, exc=exc, during_load=loading)
             raise CommandError(f"run {run.pk} failed: {exc}", returncode=1) from None
         self._print(run, version, line=o["line"])
 

@@ -1,0 +1,9 @@
+"""Celery glue for the GPU queue: ids in, ids out. The work is in leaderboard.evaluations.runner."""
+from celery import shared_task
+
+
+@shared_task(name="evaluator.predict_run", acks_late=True, reject_on_worker_lost=True, ignore_result=True)
+def predict_run(run_id: int) -> dict:
+    from leaderboard.evaluations.runner import predict
+
+    return predict(run_id)

@@ -1,0 +1,56 @@
+"""Admin operations on runs. Each writes an audit record; none deletes anything."""
+from django.db import transaction
+from django.utils import timezone
+
+from leaderboard.core.audit import audit_record
+
+from . import lifecycle, services
+from .models import TERMINAL_STATUSES, EvaluationRun, FailureCode, RunStatus
+
+
+@transaction.atomic
+def run_rerun(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
+    """A new run row with the same settings; the old one stays for the score difference."""
+    new = EvaluationRun.objects.create(
+        submission=run.submission, rerun_of=run, benchmark_version=run.benchmark_version, split=run.split,
+        model_ref=run.model_ref, model_revision=run.model_revision, precision=run.precision, backend=run.backend,
+        mode=run.mode, template=run.template, template_hash=run.template_hash, use_chat_template=run.use_chat_template,
+        shots=run.shots, variants=run.variants, seed=run.seed, dataset_hash=run.dataset_hash,
+        library_versions=services._library_versions(), queue=run.queue,
+    )
+    lifecycle.run_enqueue(run=new)
+    audit_record(actor=actor, action="rerun", target=run, reason=reason, new_run=new.pk)
+    return new
+
+
+@transaction.atomic
+def run_cancel(run: EvaluationRun, *, actor, reason: str) -> bool:
+    cancelled = EvaluationRun.objects.filter(pk=run.pk).exclude(status__in=TERMINAL_STATUSES).update(
+        status=RunStatus.CANCELLED, failure_code=FailureCode.CANCELLED, failure_reason=f"Cancelled: {reason}",
+        finished_at=timezone.now(), lease_expires_at=None)
+    audit_record(actor=actor, action="cancel", target=run, reason=reason, applied=bool(cancelled))
+    if cancelled:
+        lifecycle.run_finished(run_id=run.pk)
+    return bool(cancelled)
+
+
+@transaction.atomic
+def run_rescore(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
+    """Recompute the summary from stored predictions: no inference."""
+    before = (run.summary or {}).get("overall", {}).get("accuracy")
+    EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).update(status=RunStatus.SCORING)
+    run.refresh_from_db()
+    services.run_score(run=run)
+    audit_record(actor=actor, action="rescore", target=run, reason=reason, accuracy_before=before,
+                 accuracy_after=run.summary.get("overall", {}).get("accuracy"))
+    return run
+
+
+def run_set_hidden(run: EvaluationRun, *, actor, reason: str, hidden=True):
+    EvaluationRun.objects.filter(pk=run.pk).update(hidden=hidden)
+    audit_record(actor=actor, action="hide" if hidden else "unhide", target=run, reason=reason)
+
+
+def run_set_flagged(run: EvaluationRun, *, actor, reason: str, flagged=True):
+    EvaluationRun.objects.filter(pk=run.pk).update(flagged=flagged)
+    audit_record(actor=actor, action="flag" if flagged else "unflag", target=run, reason=reason)

@@ -1,0 +1,138 @@
+"""The run lifecycle on Celery (DESIGN §8): enqueue on commit, claim by conditional UPDATE, heartbeat
+a lease, retry up to RUN_MAX_ATTEMPTS, sweep expired leases, reconcile lost messages.
+
+Every function takes ids or rows and re-reads state from the database: the
+broker may lose, repeat or delay messages, and none of that may change a result.
+"""
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from leaderboard.benchmarks.models import SEALED_SPLITS
+
+from .failures import HINTS, RETRYABLE, RunCancelled, classify, log_excerpt
+from .models import EvaluationRun, FailureCode, RunStatus
+
+
+def _lease():
+    return timezone.now() + timedelta(seconds=settings.RUN_LEASE_SECONDS)
+
+
+def send_predict(run_id: int, *, countdown: int = 0):
+    from evaluator.tasks import predict_run
+
+    predict_run.apply_async(args=[run_id], queue="gpu", countdown=countdown)
+
+
+def send_score(run_id: int):
+    from .tasks import score_run
+
+    score_run.apply_async(args=[run_id], queue="default")
+
+
+def run_enqueue(*, run: EvaluationRun, countdown: int = 0):
+    """Mark queued now; publish only once the transaction that made the run has committed."""
+    EvaluationRun.objects.filter(pk=run.pk).update(enqueued_at=timezone.now())
+    transaction.on_commit(lambda: send_predict(run.pk, countdown=countdown))
+
+
+def run_claim_for_worker(*, run_id: int) -> EvaluationRun | None:
+    """queued → running (or take over a running run whose lease expired). None if someone else has it."""
+    now = timezone.now()
+    claimable = Q(status=RunStatus.QUEUED) | Q(status=RunStatus.RUNNING, lease_expires_at__lt=now)
+    updated = EvaluationRun.objects.filter(claimable, pk=run_id).update(
+        status=RunStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=_lease(),
+        started_at=now, failure_reason="", failure_code="",
+    )
+    return EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id) if updated == 1 else None
+
+
+def run_heartbeat(*, run: EvaluationRun):
+    """Extend the lease; raise RunCancelled if an admin cancelled the run meanwhile."""
+    updated = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(lease_expires_at=_lease())
+    if updated == 0:
+        raise RunCancelled(f"run {run.pk} is no longer running")
+
+
+def run_attempt_failed(*, run_id: int, exc: BaseException, during_load: bool) -> str:
+    """Retry while attempts remain and the failure may pass; else FAILED with a reason. Returns the status."""
+    run = EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id)
+    if run.status == RunStatus.CANCELLED:
+        return run.status
+    code = classify(exc, during_load=during_load)
+    excerpt = log_excerpt(exc, sealed=run.split in SEALED_SPLITS)
+    if code in RETRYABLE and run.attempts < settings.RUN_MAX_ATTEMPTS:
+        requeued = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
+            status=RunStatus.QUEUED, lease_expires_at=None, failure_code=code, log_excerpt=excerpt,
+            failure_reason=f"attempt {run.attempts} failed; retrying",
+        )
+        if requeued:
+            with transaction.atomic():
+                run_enqueue(run=run, countdown=settings.RUN_RETRY_DELAY_SECONDS)
+            return RunStatus.QUEUED
+    run_fail(run=run, code=code, reason=_reason(code, run.attempts), excerpt=excerpt)
+    return RunStatus.FAILED
+
+
+def _reason(code, attempts):
+    return f"{code} after {attempts} attempt{'s' * (attempts != 1)}. {HINTS.get(code, '')}".strip()
+
+
+def run_fail(*, run: EvaluationRun, code: str, reason: str, excerpt: str = ""):
+    EvaluationRun.objects.filter(pk=run.pk).exclude(status__in=[RunStatus.SUCCEEDED, RunStatus.CANCELLED]).update(
+        status=RunStatus.FAILED, failure_code=code, failure_reason=reason[:2000], log_excerpt=excerpt,
+        finished_at=timezone.now(), lease_expires_at=None,
+    )
+    transaction.on_commit(lambda: _notify(run.pk))
+
+
+def run_finished(*, run_id: int):
+    transaction.on_commit(lambda: _notify(run_id))
+
+
+def _notify(run_id):
+    from .tasks import notify_run
+
+    notify_run.apply_async(args=[run_id], queue="default")
+
+
+def sweep(*, now=None) -> dict:
+    """Re-enqueue runs whose lease expired (their worker died); fail runs past the time limit."""
+    now = now or timezone.now()
+    limit = timedelta(seconds=settings.CELERY_TASK_HARD_TIME_LIMIT)
+    counts = {"requeued": 0, "failed": 0}
+    for run in EvaluationRun.objects.filter(status=RunStatus.RUNNING, lease_expires_at__lt=now):
+        if run.started_at and run.started_at < now - limit:
+            run_fail(run=run, code=FailureCode.TIMEOUT, reason=_reason(FailureCode.TIMEOUT, run.attempts))
+            counts["failed"] += 1
+        elif run.attempts >= settings.RUN_MAX_ATTEMPTS:
+            run_fail(run=run, code=FailureCode.WORKER_LOST, reason=_reason(FailureCode.WORKER_LOST, run.attempts))
+            counts["failed"] += 1
+        elif EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, lease_expires_at__lt=now).update(
+                status=RunStatus.QUEUED, lease_expires_at=None):
+            with transaction.atomic():
+                run_enqueue(run=run)
+            counts["requeued"] += 1
+    return counts
+
+
+def reconcile(*, now=None) -> int:
+    """Queued runs whose message may be lost (broker flushed or restarted) are published again.
+
+    A duplicate message is harmless: only one claim can win.
+    """
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=settings.RECONCILE_AFTER_SECONDS)
+    ids = list(EvaluationRun.objects.filter(status=RunStatus.QUEUED)
+               .filter(Q(enqueued_at__lt=stale) | Q(enqueued_at__isnull=True)).values_list("pk", flat=True))
+    for run_id in ids:
+        with transaction.atomic():
+            run_enqueue(run=EvaluationRun(pk=run_id))
+    # Runs predicted but never scored (the scoring message was lost) get scored.
+    for run_id in EvaluationRun.objects.filter(status=RunStatus.SCORING, lease_expires_at__lt=now).values_list(
+            "pk", flat=True):
+        send_score(run_id)
+    return len(ids)

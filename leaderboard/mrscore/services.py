@@ -1,0 +1,327 @@
+"""Writes for MRScore: create a job, claim it, judge in resumable chunks, finalise the aggregates.
+
+The same functions serve the `mrscore` command (in-process, with a progress bar)
+and the Celery task (GPU queue for a local judge, default queue for an HTTP one).
+"""
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+
+from django.conf import settings as django_settings
+from django.db import transaction
+from django.db.models import F, Q
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from evaluator.judges import JUDGE_KINDS, PROMPT_VERSION, create_judge, plan_hash, prompt_hash, run_judging
+from evaluator.judges.http import chat_completions_url, endpoint_is_private
+from evaluator.judges.stats import mean_ci, spearman, summarize_rows
+
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.benchmarks.models import SEALED_SPLITS, Split
+
+from . import selectors
+from .models import JobStatus, JudgeKind, MRScoreChunk, MRScoreJob, QuestionMRScore, TopicMRScore
+
+DEFAULT_CHUNK_SIZE = 64
+LEASE = timedelta(minutes=30)
+# The paper's topic MRScores are compared with ours (Spearman) only for a real judge on a real
+# benchmark: at least this many topics, each with at least this many scored questions.
+COMPARISON_MIN_TOPICS = 10
+COMPARISON_MIN_TOPIC_QUESTIONS = 30
+LOCAL_SETTINGS = ("backend", "device", "dtype", "batch_size", "mode", "chat_template", "seed")
+HTTP_SETTINGS = ("api_key_env", "logprobs", "top_logprobs", "concurrency", "timeout", "max_retries", "max_tokens")
+
+
+class MRScoreConfigError(ValueError):
+    """A job that cannot be created as asked; the message says what to change."""
+
+
+class JobCancelled(Exception):
+    pass
+
+
+class JobStateError(RuntimeError):
+    """The job's data no longer matches its plan (changed prompt, questions or chunks)."""
+
+
+@dataclass(frozen=True)
+class JudgeSpec:
+    kind: str
+    model: str
+    revision: str = ""
+    endpoint: str = ""  # http only
+    settings: dict = field(default_factory=dict)
+    is_demo: bool = False
+
+
+def _folder_fingerprint(path: Path) -> str:
+    """A content-derived revision for a local model folder: config plus the weights' sizes and first MiB."""
+    digest = hashlib.sha256()
+    for name in sorted(p.name for p in path.iterdir() if p.suffix in (".json", ".safetensors")):
+        file = path / name
+        digest.update(name.encode() + str(file.stat().st_size).encode())
+        with open(file, "rb") as handle:
+            digest.update(handle.read(1 << 20))
+    return "local-sha256:" + digest.hexdigest()[:16]
+
+
+def judge_spec_from_options(*, model: str, endpoint: str = "", revision: str = "", demo: bool | None = None,
+                            **options) -> JudgeSpec:
+    """A JudgeSpec from the command's options: an endpoint means the HTTP judge, else a local model."""
+    if endpoint:
+        chat_completions_url(endpoint)  # validates
+        kept = {k: options[k] for k in HTTP_SETTINGS if options.get(k) is not None}
+        return JudgeSpec(JudgeKind.HTTP, model, revision, endpoint, kept, bool(demo))
+    kept = {k: options[k] for k in LOCAL_SETTINGS if options.get(k) is not None}
+    kept.setdefault("backend", "transformers")
+    folder = Path(model)
+    is_demo = bool(demo) if demo is not None else (folder / "demo_model.json").exists()
+    if not revision and folder.is_dir():
+        revision = _folder_fingerprint(folder)
+    return JudgeSpec(JudgeKind.LOCAL, model, revision, kept["backend"], kept, is_demo)
+
+
+def _splits_for(version, spec: JudgeSpec, splits, include_sealed: bool) -> list[str]:
+    imported = [s.value for s in selectors.SPLIT_ORDER if s in version.split_hashes]
+    if splits:
+        unknown = [s for s in splits if s not in Split.values]
+        if unknown:
+            raise MRScoreConfigError(f"unknown split(s) {', '.join(unknown)}; use dev, validation, test")
+        missing = [s for s in splits if s not in imported]
+        if missing:
+            raise MRScoreConfigError(f"{version} has no {', '.join(missing)} split imported")
+        chosen = [s for s in imported if s in splits]
+    else:
+        chosen = imported
+    remote = spec.kind == JudgeKind.HTTP and not endpoint_is_private(spec.endpoint)
+    sealed = [s for s in chosen if s in SEALED_SPLITS]
+    if remote and sealed and not include_sealed:
+        if splits:
+            raise MRScoreConfigError("the judge endpoint is not on this host or a private network; sending the "
+                                     "sealed test questions to it needs --include-sealed")
+        chosen = [s for s in chosen if s not in SEALED_SPLITS]
+    if not chosen:
+        raise MRScoreConfigError(f"{version} has no questions to judge")
+    return chosen
+
+
+def job_create(*, benchmark_slug: str, spec: JudgeSpec, splits=None, chunk_size: int = DEFAULT_CHUNK_SIZE,
+               include_sealed: bool = False, force: bool = False) -> tuple[MRScoreJob, bool]:
+    """A new job, or the matching earlier one (to resume, or already done) unless force. -> (job, created)"""
+    if spec.kind not in JUDGE_KINDS:
+        raise MRScoreConfigError(f"unknown judge kind {spec.kind!r}")
+    if chunk_size < 1:
+        raise MRScoreConfigError("--chunk-size must be at least 1")
+    benchmark = bench_selectors.benchmark_get(slug=benchmark_slug)
+    version = benchmark and bench_selectors.version_current(benchmark=benchmark)
+    if version is None:
+        known = ", ".join(b.slug for b in bench_selectors.benchmark_list()) or "none"
+        raise MRScoreConfigError(f"benchmark {benchmark_slug!r} has no imported questions (known: {known}); "
+                                 "import it first (import_benchmark or load_demo)")
+    chosen = _splits_for(version, spec, splits, include_sealed)
+    if not force:
+        earlier = selectors.job_find_matching(version=version, splits=chosen, kind=spec.kind, model=spec.model,
+                                              revision=spec.revision, endpoint=spec.endpoint,
+                                              settings=spec.settings, chunk_size=chunk_size)
+        if earlier is not None:
+            if earlier.status != JobStatus.SUCCEEDED and earlier.judge_settings != spec.settings:
+                earlier.judge_settings = spec.settings  # only speed knobs differ (batch size, concurrency)
+                earlier.save(update_fields=["judge_settings"])
+            return earlier, False
+    rendering = "chat" if spec.kind == JudgeKind.HTTP or spec.settings.get("chat_template") == "on" else (
+        "completion" if spec.settings.get("chat_template") == "off" else None)
+    job = MRScoreJob.objects.create(
+        benchmark_version=version, splits=chosen, judge_kind=spec.kind, judge_model=spec.model,
+        judge_revision=spec.revision, judge_endpoint=spec.endpoint, judge_settings=spec.settings,
+        judge_is_demo=spec.is_demo, prompt_version=PROMPT_VERSION,
+        prompt_hash=prompt_hash(rendering) if rendering else "",  # "auto": set when the judge is built
+        chunk_size=chunk_size,
+    )
+    return job, True
+
+
+def job_queue_name(*, job: MRScoreJob) -> str:
+    return "gpu" if job.judge_kind == JudgeKind.LOCAL else "default"
+
+
+def job_enqueue(*, job: MRScoreJob) -> None:
+    """Send the job to its queue once the surrounding transaction commits."""
+    from .tasks import judge_job
+
+    queue = job_queue_name(job=job)
+    transaction.on_commit(lambda: judge_job.apply_async(args=[job.pk], queue=queue))
+
+
+def job_requeue(*, job: MRScoreJob, reset_attempts: bool = False, reason: str = "") -> bool:
+    """failed/running -> queued (an operator re-running, or a retry after an error)."""
+    updates = {"status": JobStatus.QUEUED, "lease_expires_at": None, "finished_at": None,
+               "failure_reason": reason[:2000]}
+    if reset_attempts:
+        updates["attempts"] = 0
+    changed = MRScoreJob.objects.filter(pk=job.pk, status__in=[JobStatus.FAILED, JobStatus.RUNNING]).update(**updates)
+    job.refresh_from_db()
+    return changed == 1
+
+
+def job_claim(*, job: MRScoreJob, takeover: bool = False) -> bool:
+    """queued -> running by a conditional UPDATE (exactly one worker wins). A running job whose lease
+    expired (its worker died) can be claimed again; takeover=True claims a running job regardless."""
+    now = timezone.now()
+    claimable = Q(status=JobStatus.QUEUED) | Q(status=JobStatus.RUNNING, lease_expires_at__lt=now)
+    if takeover:
+        claimable |= Q(status=JobStatus.RUNNING)
+    claimed = MRScoreJob.objects.filter(claimable, pk=job.pk).update(
+        status=JobStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=now + LEASE,
+        started_at=Coalesce(F("started_at"), now), failure_reason="",
+    )
+    job.refresh_from_db()
+    return claimed == 1
+
+
+def job_build_judge(*, job: MRScoreJob):
+    options = dict(job.judge_settings)
+    if job.judge_kind == JudgeKind.HTTP:
+        options["endpoint"] = job.judge_endpoint
+    return create_judge(job.judge_kind, job.judge_model, revision=job.judge_revision or None, **options)
+
+
+def _store_chunk(job: MRScoreJob):
+    def on_chunk(index, rows):
+        # Insert-or-ignore: a chunk written again after a crash is ignored; the first write stands.
+        MRScoreChunk.objects.bulk_create([MRScoreChunk(job=job, index=index, rows=rows)], ignore_conflicts=True)
+        alive = MRScoreJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(
+            lease_expires_at=timezone.now() + LEASE)
+        if not alive:
+            raise JobCancelled(f"job {job.pk} is no longer running")
+    return on_chunk
+
+
+def job_run(*, job: MRScoreJob, judge, progress=None) -> None:
+    """Judge every question not in a stored chunk. Safe to call again after an interruption."""
+    items = selectors.job_items(job=job)
+    planned = plan_hash(items, job.chunk_size)
+    if job.plan_hash and job.plan_hash != planned:
+        raise JobStateError(f"job {job.pk}: the questions to judge changed since the job started")
+    described = judge.describe()
+    if job.prompt_hash and described.get("prompt_hash") and described["prompt_hash"] != job.prompt_hash:
+        raise JobStateError(f"job {job.pk} was started with prompt {job.prompt_hash[:12]}; this code renders "
+                            f"{described['prompt_hash'][:12]} ({described.get('prompt_version')}); start a new job")
+    job.plan_hash, job.prompt_hash = planned, job.prompt_hash or described.get("prompt_hash", "")
+    job.progress_total = len(items)
+    job.save(update_fields=["plan_hash", "prompt_hash", "progress_total"])
+
+    def report(done, total):
+        MRScoreJob.objects.filter(pk=job.pk).update(progress_done=done)
+        if progress:
+            progress(done, total)
+
+    run_judging(judge, items, chunk_size=job.chunk_size, done_chunks=selectors.job_chunk_indices(job=job),
+                on_chunk=_store_chunk(job), progress=report)
+    job.judge_details = judge.describe()
+    job.save(update_fields=["judge_details"])
+
+
+def _comparison(job: MRScoreJob, topic_rows: list[TopicMRScore], topics: dict) -> dict:
+    """Spearman between our topic means and the paper's published ones, when it means something."""
+    pairs = [(topics[t.topic_id].published_mrscore, t.mean) for t in topic_rows
+             if topics[t.topic_id].published_mrscore is not None and t.mean is not None
+             and t.n_scored >= COMPARISON_MIN_TOPIC_QUESTIONS]
+    n_published = sum(1 for t in topics.values() if t.published_mrscore is not None)
+    result = {"n_topics": len(pairs), "rho": None, "ci95": [None, None], "shown": False, "reason": ""}
+    if not n_published:
+        result["reason"] = "no published topic MRScores for this benchmark"
+    elif job.judge_is_demo:
+        result["reason"] = "the judge is a demo model"
+    elif len(pairs) < COMPARISON_MIN_TOPICS:
+        result["reason"] = (f"{len(pairs)} topics have {COMPARISON_MIN_TOPIC_QUESTIONS}+ scored questions and a "
+                            f"published MRScore; at least {COMPARISON_MIN_TOPICS} are needed")
+    else:
+        corr = spearman([p for p, _ in pairs], [o for _, o in pairs])
+        result.update(rho=corr["rho"], ci95=corr["ci95"], shown=corr["rho"] is not None)
+        if corr["rho"] is None:
+            result["reason"] = "no variation in the topic means"
+    return result
+
+
+@transaction.atomic
+def job_finalize(*, job: MRScoreJob) -> MRScoreJob:
+    """All chunks in -> per-question rows, topic aggregates, summary, SUCCEEDED. Once."""
+    job = MRScoreJob.objects.select_for_update().get(pk=job.pk)
+    if job.status != JobStatus.RUNNING:
+        return job
+    rows = [row for chunk in selectors.job_chunks(job=job).values() for row in chunk]
+    questions = {uid: (pk, topic_id, split) for uid, pk, topic_id, split in
+                 job.benchmark_version.questions.filter(split__in=job.splits)
+                 .values_list("uid", "pk", "topic_id", "split")}
+    if len(rows) != len(questions) or {r["uid"] for r in rows} != set(questions):
+        raise JobStateError(f"job {job.pk}: {len(rows)} verdicts for {len(questions)} questions; run it again to "
+                            "judge the rest")
+    QuestionMRScore.objects.filter(job=job).delete()
+    TopicMRScore.objects.filter(job=job).delete()
+    QuestionMRScore.objects.bulk_create([
+        QuestionMRScore(job=job, question_id=questions[r["uid"]][0], topic_id=questions[r["uid"]][1],
+                        split=questions[r["uid"]][2], score=r.get("score"), method=r["method"],
+                        raw_reply=(r.get("raw") or "")[:500], score_mass=r.get("mass"))
+        for r in rows
+    ], batch_size=2000)
+
+    by_topic: dict[int, list[dict]] = defaultdict(list)
+    by_split: dict[str, list[float]] = defaultdict(list)
+    for r in rows:
+        _, topic_id, split = questions[r["uid"]]
+        by_topic[topic_id].append(r)
+        if r.get("score") is not None:
+            by_split[split].append(r["score"])
+    topic_rows = []
+    for topic_id, topic_verdicts in by_topic.items():
+        block = mean_ci([r["score"] for r in topic_verdicts if r.get("score") is not None])
+        topic_rows.append(TopicMRScore(
+            job=job, topic_id=topic_id, n=len(topic_verdicts), n_scored=block["n"],
+            n_unparsable=sum(1 for r in topic_verdicts if r["method"] == "unparsable"),
+            mean=block["mean"], sd=block["sd"], ci_low=block["ci95"][0], ci_high=block["ci95"][1],
+        ))
+    TopicMRScore.objects.bulk_create(topic_rows)
+    topics = {t.pk: t for t in job.benchmark_version.benchmark.topics.all()}
+
+    summary = summarize_rows(rows)
+    summary["by_split"] = {s: {"n": len(v), "mean": mean_ci(v)["mean"]} for s, v in by_split.items()}
+    summary["topics"] = len(topic_rows)
+    summary["comparison"] = _comparison(job, topic_rows, topics)
+    job.summary = summary
+    job.status = JobStatus.SUCCEEDED
+    job.finished_at = timezone.now()
+    job.lease_expires_at = None
+    job.progress_done = job.progress_total = len(rows)
+    job.save(update_fields=["summary", "status", "finished_at", "lease_expires_at", "progress_done",
+                            "progress_total"])
+    return job
+
+
+def safe_reason(*, job: MRScoreJob, exc: BaseException) -> str:
+    """An exception as a failure reason, with any sealed question text cut out."""
+    text = f"{exc.__class__.__name__}: {exc}"[:2000]
+    for sealed in selectors.sealed_texts(job=job):
+        if sealed and sealed in text:
+            text = text.replace(sealed, "[sealed question]")
+    return text
+
+
+def job_fail(*, job: MRScoreJob, reason: str) -> MRScoreJob:
+    MRScoreJob.objects.filter(pk=job.pk).exclude(status__in=[JobStatus.SUCCEEDED, JobStatus.CANCELLED]).update(
+        status=JobStatus.FAILED, failure_reason=reason[:2000], finished_at=timezone.now(), lease_expires_at=None)
+    job.refresh_from_db()
+    return job
+
+
+def job_cancel(*, job: MRScoreJob) -> bool:
+    changed = MRScoreJob.objects.filter(pk=job.pk, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
+        status=JobStatus.CANCELLED, finished_at=timezone.now(), lease_expires_at=None)
+    job.refresh_from_db()
+    return changed == 1
+
+
+def max_attempts() -> int:
+    return getattr(django_settings, "RUN_MAX_ATTEMPTS", 3)

@@ -1,0 +1,65 @@
+"""Submission endpoints: thin views over services and presenters."""
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from . import presenters, selectors, services, uploads
+from .errors import SubmissionError
+from .models import Submission
+from .serializers import (ErrorSerializer, PredictionUploadInputSerializer, SubmissionInputSerializer,
+                          SubmissionOutputSerializer)
+
+
+def error_response(exc: SubmissionError):
+    return Response(exc.as_dict(), status=exc.status)
+
+
+class SubmissionListCreateApi(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=SubmissionOutputSerializer(many=True))
+    def get(self, request):
+        return Response([presenters.submission_status(s) for s in selectors.submissions_of(user=request.user)])
+
+    @extend_schema(request=SubmissionInputSerializer,
+                   responses={201: SubmissionOutputSerializer, 400: ErrorSerializer, 409: ErrorSerializer,
+                              429: ErrorSerializer})
+    def post(self, request):
+        data = SubmissionInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            submission = services.submission_create(user=request.user, **data.validated_data)
+        except SubmissionError as exc:
+            return error_response(exc)
+        return Response(presenters.submission_status(submission), status=status.HTTP_201_CREATED)
+
+
+class SubmissionDetailApi(APIView):
+    """Status of one submission: anyone may read it (no sealed content is in it)."""
+
+    @extend_schema(responses=SubmissionOutputSerializer)
+    def get(self, request, pk):
+        submission = get_object_or_404(Submission.objects.select_related("model"), pk=pk, hidden=False)
+        return Response(presenters.submission_status(submission))
+
+
+class PredictionUploadApi(APIView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    @extend_schema(request={"multipart/form-data": PredictionUploadInputSerializer},
+                   responses={201: SubmissionOutputSerializer, 400: ErrorSerializer})
+    def post(self, request):
+        data = PredictionUploadInputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        try:
+            submission = uploads.predictions_submit(user=request.user, name=v["name"], benchmark_slug=v["benchmark"],
+                                                    split=v["split"], data=v["file"].read())
+        except SubmissionError as exc:
+            return error_response(exc)
+        return Response(presenters.submission_status(submission), status=status.HTTP_201_CREATED)

@@ -1,0 +1,36 @@
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.submissions import presenters, services
+from leaderboard.submissions.errors import SubmissionError
+from leaderboard.submissions.models import ModelType, Precision
+
+
+class Command(BaseCommand):
+    help = "Submit a Hugging Face model for evaluation on behalf of a user (same checks and quota as the API)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("hub_id", help="namespace/name")
+        parser.add_argument("--user", required=True, help="username the submission is made for")
+        parser.add_argument("--revision", default="main")
+        parser.add_argument("--precision", default=Precision.BFLOAT16, choices=Precision.values)
+        parser.add_argument("--model-type", default=ModelType.PRETRAINED, choices=ModelType.values)
+        chat = parser.add_mutually_exclusive_group()
+        chat.add_argument("--chat-template", dest="chat", action="store_true", default=None)
+        chat.add_argument("--no-chat-template", dest="chat", action="store_false")
+        parser.add_argument("--benchmark", action="append", dest="benchmarks", help="repeatable; default mobile-mmlu")
+
+    def handle(self, *args, **o):
+        user = get_user_model().objects.filter(username=o["user"]).first()
+        if user is None:
+            raise CommandError(f"no user {o['user']!r}; create it with createsuperuser or the admin", returncode=2)
+        try:
+            submission = services.submission_create(
+                user=user, hub_id=o["hub_id"], revision=o["revision"], precision=o["precision"],
+                model_type=o["model_type"], use_chat_template=o["chat"], benchmarks=o["benchmarks"])
+        except SubmissionError as exc:
+            raise CommandError(f"{exc.code}: {exc.message}" + (f" — {exc.hint}" if exc.hint else ""),
+                               returncode=2) from None
+        self.stdout.write(json.dumps(presenters.submission_status(submission), default=str, indent=2))

@@ -1,0 +1,97 @@
+"""Models submitted to the leaderboard and the submissions that evaluate them."""
+from django.conf import settings
+from django.db import models
+
+
+class ModelType(models.TextChoices):
+    PRETRAINED = "pretrained"
+    INSTRUCT = "instruct", "instruct / chat"
+    REASONING = "reasoning"
+
+
+class Precision(models.TextChoices):
+    BFLOAT16 = "bfloat16"
+    FLOAT16 = "float16"
+    FP8 = "fp8"
+    INT8 = "int8"
+    GPTQ_8BIT = "gptq-8bit"
+    GPTQ_4BIT = "gptq-4bit"
+    AWQ_4BIT = "awq-4bit"
+    BNB_4BIT = "bnb-4bit"
+
+
+def size_class(params: int | None) -> str | None:
+    """Mini < 5B ≤ Small < 13B ≤ Medium < 50B ≤ Large (DESIGN §4)."""
+    if params is None:
+        return None
+    billions = params / 1e9
+    return "mini" if billions < 5 else "small" if billions < 13 else "medium" if billions < 50 else "large"
+
+
+class ModelEntry(models.Model):
+    hub_id = models.CharField(max_length=200, unique=True)
+    namespace = models.CharField(max_length=100, db_index=True)
+    params = models.BigIntegerField(null=True, blank=True)
+    license = models.CharField(max_length=100, blank=True)
+    architecture = models.CharField(max_length=100, blank=True)
+    model_type = models.CharField(max_length=20, choices=ModelType.choices, default=ModelType.PRETRAINED)
+    hidden = models.BooleanField(default=False)
+    flagged = models.BooleanField(default=False)
+    flag_reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["hub_id"]
+        verbose_name = "model"
+
+    def __str__(self):
+        return self.hub_id
+
+    @property
+    def size_class(self):
+        return size_class(self.params)
+
+
+class CustomCodeAllowance(models.Model):
+    """An admin's permission for one exact revision of a model that needs custom code."""
+
+    hub_id = models.CharField(max_length=200)
+    revision_sha = models.CharField(max_length=40)
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL)
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["hub_id", "revision_sha"], name="unique_allowance")]
+
+
+class SubmissionKind(models.TextChoices):
+    MODEL = "model", "model evaluated by us"
+    PREDICTIONS = "predictions", "submitted predictions"
+
+
+class Submission(models.Model):
+    kind = models.CharField(max_length=12, choices=SubmissionKind.choices, default=SubmissionKind.MODEL)
+    submitter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="submissions")
+    model = models.ForeignKey(ModelEntry, on_delete=models.PROTECT, related_name="submissions")
+    revision = models.CharField(max_length=100, default="main", help_text="as asked: branch, tag or sha")
+    revision_sha = models.CharField(max_length=40, blank=True)
+    precision = models.CharField(max_length=12, choices=Precision.choices, default=Precision.BFLOAT16)
+    model_type = models.CharField(max_length=20, choices=ModelType.choices, default=ModelType.PRETRAINED)
+    use_chat_template = models.BooleanField(default=False)
+    benchmarks = models.JSONField(default=list)
+    hidden = models.BooleanField(default=False)
+    webhook_url = models.URLField(blank=True)
+    notified_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self):
+        return f"submission {self.pk}: {self.model} @ {self.revision_sha[:10] or self.revision}"
+
+    @property
+    def settings_key(self):
+        return {"precision": self.precision, "model_type": self.model_type, "chat": self.use_chat_template,
+                "benchmarks": sorted(self.benchmarks)}

@@ -1,0 +1,31 @@
+"""Submission and run status as the author sees it (API and status page share this)."""
+from leaderboard.evaluations.display import public_summary
+from leaderboard.evaluations.models import RunStatus
+
+from . import selectors
+
+
+def run_status(run) -> dict:
+    progress = selectors.run_progress(run=run)
+    failure = None
+    if run.status in (RunStatus.FAILED, RunStatus.CANCELLED) or (run.failure_code and run.status == RunStatus.QUEUED):
+        failure = {"code": run.failure_code or run.status.upper(), "reason": run.failure_reason,
+                   "log_excerpt": run.log_excerpt}
+    accuracy = None
+    if run.status == RunStatus.SUCCEEDED and run.summary:
+        accuracy = public_summary(split=run.split, summary=run.summary)["accuracy"]
+    return {"id": run.pk, "benchmark": run.benchmark_version.benchmark.slug, "split": run.split,
+            "variants": run.variants, "status": run.status, "attempts": run.attempts, **progress,
+            "accuracy": accuracy, "failure": failure}
+
+
+def submission_status(submission) -> dict:
+    runs = submission.runs.select_related("benchmark_version__benchmark").order_by("pk")
+    return {
+        "id": submission.pk, "kind": submission.kind, "hub_id": submission.model.hub_id,
+        "revision": submission.revision, "revision_sha": submission.revision_sha,
+        "precision": submission.precision, "model_type": submission.model_type,
+        "use_chat_template": submission.use_chat_template, "benchmarks": submission.benchmarks,
+        "status": selectors.submission_status(submission=submission), "created_at": submission.created_at,
+        "runs": [run_status(run) for run in runs],
+    }

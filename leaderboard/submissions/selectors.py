@@ -1,0 +1,101 @@
+"""Reads for submissions: quota use, duplicates, status with queue position and ETA."""
+from datetime import timedelta
+from statistics import median
+
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
+
+from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, RunStatus
+
+from .models import Submission
+
+ENDED_BADLY = (RunStatus.FAILED, RunStatus.CANCELLED)
+
+
+def _alive():
+    """Submissions with at least one run that neither failed nor was cancelled (they count for quotas)."""
+    return Exists(EvaluationRun.objects.filter(submission=OuterRef("pk")).exclude(status__in=ENDED_BADLY))
+
+
+def quota_used(*, since, user=None, namespace=None):
+    qs = Submission.objects.filter(created_at__gte=since).filter(_alive())
+    if user is not None:
+        qs = qs.filter(submitter=user)
+    if namespace is not None:
+        qs = qs.filter(model__namespace=namespace)
+    return qs.order_by("created_at")
+
+
+def duplicate_of(*, model, revision_sha, precision, model_type, use_chat_template, benchmarks):
+    candidates = Submission.objects.filter(
+        model=model, revision_sha=revision_sha, precision=precision, model_type=model_type,
+        use_chat_template=use_chat_template, kind="model",
+    ).filter(_alive())
+    return next((s for s in candidates if sorted(s.benchmarks) == sorted(benchmarks)), None)
+
+
+def test_run_exists(*, model, revision_sha, precision):
+    """One sealed-split evaluation per pinned (model, revision, precision), whatever the other settings."""
+    return EvaluationRun.objects.filter(
+        submission__model=model, submission__revision_sha=revision_sha, submission__precision=precision,
+        split="test",
+    ).exclude(status__in=ENDED_BADLY).exists()
+
+
+def submission_status(*, submission: Submission) -> str:
+    statuses = {run.status for run in submission.runs.all()}
+    if not statuses:
+        return RunStatus.QUEUED
+    for state in (RunStatus.RUNNING, RunStatus.SCORING, RunStatus.QUEUED):
+        if state in statuses:
+            return state
+    if statuses == {RunStatus.SUCCEEDED}:
+        return RunStatus.SUCCEEDED
+    return RunStatus.CANCELLED if statuses <= {RunStatus.CANCELLED} else RunStatus.FAILED
+
+
+def _typical_run_seconds(queue):
+    recent = (EvaluationRun.objects.filter(queue=queue, status=RunStatus.SUCCEEDED, started_at__isnull=False)
+              .order_by("-finished_at").values_list("started_at", "finished_at")[:20])
+    durations = [(end - start).total_seconds() for start, end in recent if end]
+    return median(durations) if durations else None
+
+
+def run_queue_position(*, run: EvaluationRun) -> int | None:
+    """1 = next to start. None once the run has started."""
+    if run.status != RunStatus.QUEUED:
+        return None
+    ahead = EvaluationRun.objects.filter(queue=run.queue, status=RunStatus.QUEUED, pk__lt=run.pk)
+    return ahead.count() + 1
+
+
+def run_eta_seconds(*, run: EvaluationRun, position: int | None) -> float | None:
+    typical = _typical_run_seconds(run.queue)
+    if typical is None or run.status in TERMINAL_STATUSES:
+        return None
+    if run.status == RunStatus.QUEUED:
+        busy = EvaluationRun.objects.filter(queue=run.queue, status=RunStatus.RUNNING).exists()
+        return typical * (position + (1 if busy else 0))
+    done = run.progress_done / run.progress_total if run.progress_total else 0
+    return max(0.0, typical * (1 - done))
+
+
+def run_progress(*, run: EvaluationRun) -> dict:
+    from leaderboard.evaluations.models import PredictionChunk
+
+    position = run_queue_position(run=run)
+    chunk_size = run.chunk_size
+    return {
+        "items_done": run.progress_done, "items_total": run.progress_total,
+        "chunks_done": PredictionChunk.objects.filter(run=run).count(),
+        "chunks_total": -(-run.progress_total // chunk_size) if run.progress_total else None,
+        "queue_position": position, "eta_seconds": run_eta_seconds(run=run, position=position),
+    }
+
+
+def submissions_of(*, user):
+    return Submission.objects.filter(submitter=user).select_related("model").prefetch_related("runs")
+
+
+def quota_window_start(days):
+    return timezone.now() - timedelta(days=days)

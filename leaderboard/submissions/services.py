@@ -1,0 +1,119 @@
+"""Writes for submissions: accept a model (hub checks, duplicate and quota rules) and queue its runs."""
+import zlib
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.benchmarks.models import Split
+from leaderboard.evaluations import lifecycle
+from leaderboard.evaluations import services as run_services
+
+from . import selectors
+from .errors import DuplicateSubmission, QuotaExceeded, SubmissionError
+from .hub_checks import SubmissionRefused, check_model
+from .hub_ids import HubIdError, validate_hub_id, validate_revision
+from .models import CustomCodeAllowance, ModelEntry, ModelType, Precision, Submission
+
+CHAT_TEMPLATE_TYPES = (ModelType.INSTRUCT, ModelType.REASONING)
+
+
+def _lock(key: str):
+    """Serialise quota checks per user and per namespace (transaction-scoped PostgreSQL advisory lock)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(key.encode())])
+
+
+def _check_quota(*, user, namespace):
+    window = timedelta(days=settings.SUBMISSION_QUOTA_DAYS)
+    since = selectors.quota_window_start(settings.SUBMISSION_QUOTA_DAYS)
+    limit = settings.SUBMISSION_QUOTA
+    for scope, used in (("you", selectors.quota_used(since=since, user=user)),
+                        (f"the namespace {namespace!r}", selectors.quota_used(since=since, namespace=namespace))):
+        if used.count() >= limit:
+            frees_at = used.first().created_at + window
+            raise QuotaExceeded(
+                f"{scope} already have {limit} accepted submissions in the last {settings.SUBMISSION_QUOTA_DAYS} "
+                f"days; the next slot frees up at {frees_at:%Y-%m-%d %H:%M} UTC.",
+                hint="failed and cancelled submissions do not count", frees_at=frees_at.isoformat())
+
+
+def _benchmark_versions(slugs):
+    versions = []
+    for slug in slugs:
+        benchmark = bench_selectors.benchmark_get(slug=slug)
+        version = benchmark and bench_selectors.version_current(benchmark=benchmark)
+        if version is None or Split.VALIDATION not in version.split_hashes:
+            raise SubmissionError(f"benchmark {slug!r} is not available for evaluation",
+                                  hint="choose one of the benchmarks listed at /api/v1/benchmarks/", code="BENCHMARK")
+        versions.append(version)
+    return versions
+
+
+def submission_create(*, user, hub_id: str, revision: str = "main", precision: str = Precision.BFLOAT16,
+                      model_type: str = ModelType.PRETRAINED, use_chat_template: bool | None = None,
+                      benchmarks=None, webhook_url: str = "") -> Submission:
+    """Check everything, then store the submission and its runs in one transaction and queue them on commit."""
+    try:
+        hub_id = validate_hub_id(hub_id)
+        revision = validate_revision(revision or "main")
+    except HubIdError as exc:
+        raise SubmissionError(str(exc), code="INVALID_ID") from None
+    if precision not in Precision.values:
+        raise SubmissionError(f"unknown precision {precision!r}", hint=f"use one of {', '.join(Precision.values)}",
+                              code="UNKNOWN_PRECISION")
+    if model_type not in ModelType.values:
+        raise SubmissionError(f"unknown model type {model_type!r}", hint=f"use one of {', '.join(ModelType.values)}",
+                              code="MODEL_TYPE")
+    if use_chat_template is None:
+        use_chat_template = model_type in CHAT_TEMPLATE_TYPES
+    slugs = sorted(set(benchmarks or settings.SUBMISSION_DEFAULT_BENCHMARKS))
+    versions = _benchmark_versions(slugs)
+
+    # The hub is asked outside any transaction (network calls hold no locks).
+    allowed = frozenset(CustomCodeAllowance.objects.filter(hub_id=hub_id).values_list("revision_sha", flat=True))
+    try:
+        facts = check_model(hub_id, revision, precision=precision, allow_custom_code_revisions=allowed,
+                            max_params_16bit=settings.SUBMISSION_MAX_PARAMS_16BIT)
+    except SubmissionRefused as exc:
+        raise SubmissionError(exc.message, hint=exc.hint, code=exc.code) from None
+
+    namespace = hub_id.split("/")[0]
+    with transaction.atomic():
+        _lock(f"user:{user.pk}")
+        _lock(f"namespace:{namespace.lower()}")
+        model, _ = ModelEntry.objects.get_or_create(hub_id=hub_id, defaults={"namespace": namespace})
+        existing = selectors.duplicate_of(model=model, revision_sha=facts.revision_sha, precision=precision,
+                                          model_type=model_type, use_chat_template=use_chat_template,
+                                          benchmarks=slugs)
+        if existing is not None:
+            raise DuplicateSubmission(f"this model, revision, precision and settings were already submitted "
+                                      f"(submission {existing.pk})", existing_submission=existing.pk)
+        _check_quota(user=user, namespace=namespace)
+        ModelEntry.objects.filter(pk=model.pk).update(params=facts.params, license=facts.license or "",
+                                                      architecture=facts.architecture or "", model_type=model_type)
+        submission = Submission.objects.create(
+            submitter=user, model=model, revision=revision, revision_sha=facts.revision_sha, precision=precision,
+            model_type=model_type, use_chat_template=use_chat_template, benchmarks=slugs, webhook_url=webhook_url,
+        )
+        for version in versions:
+            _queue_runs(submission=submission, version=version)
+    return submission
+
+
+def _queue_runs(*, submission, version):
+    mode = "generate" if submission.model_type == ModelType.REASONING else "logprobs"
+    common = dict(version=version, model_ref=submission.model.hub_id, model_revision=submission.revision_sha,
+                  precision=submission.precision, use_chat_template=submission.use_chat_template, mode=mode,
+                  backend=settings.RUN_BACKEND)
+    splits = [(Split.VALIDATION, settings.SUBMISSION_VALIDATION_VARIANTS)]
+    if Split.TEST in version.split_hashes and not selectors.test_run_exists(
+            model=submission.model, revision_sha=submission.revision_sha, precision=submission.precision):
+        splits.append((Split.TEST, ["original"]))
+    for split, variants in splits:
+        run = run_services.run_create(split=split, variants=variants, **common)
+        run.submission = submission
+        run.save(update_fields=["submission"])
+        lifecycle.run_enqueue(run=run)

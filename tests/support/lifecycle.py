@@ -1,0 +1,43 @@
+"""Helpers for tests that run a real Celery worker against the test database and Redis."""
+import os
+import time
+
+from django.db import connection
+
+from tests.support.worker import WorkerProcess
+
+BROKER = "redis://127.0.0.1:6379/15"  # the test settings' broker
+
+
+def database_url():
+    s = connection.settings_dict
+    return f"postgresql://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+def worker_env(**overrides):
+    """The test process's environment (fake-hub variables included) plus the worker's settings."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "leaderboard.settings.test", "DATABASE_URL": database_url(),
+           "CELERY_BROKER_URL": BROKER}
+    env.update({k: str(v) for k, v in overrides.items()})
+    return env
+
+
+def start_worker(queues="gpu,default", **overrides):
+    return WorkerProcess(worker_env(**overrides), queues=queues)
+
+
+def flush_broker():
+    import redis
+
+    redis.Redis.from_url(BROKER).flushdb()
+
+
+def wait_until(predicate, timeout=120, interval=0.2, message="condition"):
+    """Poll until predicate() is truthy. `message` may be a callable (e.g. reading a worker's log at failure)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {message() if callable(message) else message}")
