@@ -36,3 +36,11 @@ def test_it_is_idempotent(demo_loaded, snapshot, capsys):
     call_command("load_demo", "--skip-models", verbosity=0)
     assert snapshot() == before
     assert capsys.readouterr().out.count("identical content already imported") == 3
+
+
+def test_no_sealed_question_repeats_an_open_one(demo_loaded):
+    """A sealed question whose text is also in dev or validation would already be public."""
+    questions = Question.objects.filter(version__benchmark__slug="mobile-mmlu")
+    open_texts = {t.strip().lower() for t in questions.exclude(split="test").values_list("text", flat=True)}
+    sealed = [t for t in questions.filter(split="test").values_list("text", flat=True) if t.strip().lower() in open_texts]
+    assert sealed == []
