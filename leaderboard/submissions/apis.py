@@ -59,7 +59,7 @@ class PredictionUploadApi(APIView):
         v = data.validated_data
         try:
             submission = uploads.predictions_submit(user=request.user, name=v["name"], benchmark_slug=v["benchmark"],
-                                                    split=v["split"], data=v["file"].read())
+                                                    split=v["split"], data=v["file"].read(), filename=v["file"].name)
         except SubmissionError as exc:
             return error_response(exc)
         return Response(presenters.submission_status(submission), status=status.HTTP_201_CREATED)

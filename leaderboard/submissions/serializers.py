@@ -4,8 +4,11 @@ from .models import ModelType, Precision
 
 
 class SubmissionInputSerializer(serializers.Serializer):
-    hub_id = serializers.CharField(max_length=200, help_text="namespace/name on the Hugging Face hub")
-    revision = serializers.CharField(max_length=100, default="main", help_text="branch, tag or commit sha")
+    # Not trimmed: a hub id is checked exactly as sent (a trailing newline is refused, not fixed up).
+    hub_id = serializers.CharField(max_length=200, trim_whitespace=False,
+                                   help_text="namespace/name on the Hugging Face hub")
+    revision = serializers.CharField(max_length=100, default="main", trim_whitespace=False,
+                                     help_text="branch, tag or commit sha")
     precision = serializers.ChoiceField(choices=Precision.choices, default=Precision.BFLOAT16)
     model_type = serializers.ChoiceField(choices=ModelType.choices, default=ModelType.PRETRAINED)
     use_chat_template = serializers.BooleanField(required=False, allow_null=True, default=None,

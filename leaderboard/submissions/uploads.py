@@ -20,7 +20,8 @@ from .services import _check_quota, _lock
 CHUNK = 256
 
 
-def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data: bytes) -> Submission:
+def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data: bytes,
+                       filename: str = "upload.csv") -> Submission:
     if split in SEALED_SPLITS:
         raise SubmissionError("the sealed test split cannot be scored from uploaded predictions",
                               hint="upload validation-split predictions; test results come from our runs only",
@@ -36,7 +37,8 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
     questions = list(version.questions.filter(split=split).order_by("position")
                      .values_list("uid", "options", "topic__hub_field"))
     try:
-        predicted = parse_predictions_csv(data, questions={uid: len(opts) for uid, opts, _ in questions})
+        predicted = parse_predictions_csv(data, questions={uid: len(opts) for uid, opts, _ in questions},
+                                          filename=filename)
     except UploadError as exc:
         raise SubmissionError(str(exc), hint="fix the file and upload it again; nothing was stored",
                               code="UPLOAD_INVALID") from None

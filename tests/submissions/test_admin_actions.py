@@ -1,0 +1,90 @@
+"""Admin actions on runs: staff only, a reason asked for, an audit record written, nothing deleted."""
+import pytest
+from django.contrib.auth.models import Permission, User
+from django.urls import reverse
+
+from leaderboard.benchmarks.models import BenchmarkVersion
+from leaderboard.core.models import AuditRecord
+from leaderboard.evaluations import services
+from leaderboard.evaluations.models import EvaluationRun, RunStatus
+
+pytestmark = pytest.mark.django_db
+CHANGELIST = "admin:evaluations_evaluationrun_changelist"
+
+
+@pytest.fixture
+def run(demo_loaded):
+    version = BenchmarkVersion.objects.get(benchmark__slug="mobile-mmlu")
+    return services.run_create(version=version, split="validation", model_ref="demo-org/tiny")
+
+
+@pytest.fixture
+def staff(client):
+    user = User.objects.create_user("admin1", "a@example.com", "pw", is_staff=True)
+    user.user_permissions.add(*Permission.objects.filter(content_type__app_label="evaluations"))
+    client.force_login(user)
+    return user
+
+
+def act(client, action, run, reason=None):
+    data = {"action": action, "_selected_action": [run.pk]}
+    if reason is not None:
+        data.update(apply="1", reason=reason)
+    return client.post(reverse(CHANGELIST), data)
+
+
+def test_it_asks_for_a_reason_then_cancels_with_an_audit_record(client, staff, run):
+    page = act(client, "cancel", run)
+    assert page.status_code == 200 and b'name="reason"' in page.content
+    assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.QUEUED  # nothing done yet
+
+    assert act(client, "cancel", run, reason="duplicate of run 7").status_code == 302
+    run.refresh_from_db()
+    assert run.status == RunStatus.CANCELLED and run.failure_code == "CANCELLED"
+    record = AuditRecord.objects.get(action="cancel")
+    assert record.actor == staff and record.reason == "duplicate of run 7" and record.target_id == str(run.pk)
+
+
+def test_rerun_makes_a_new_run_and_keeps_the_old(client, staff, run):
+    act(client, "rerun", run, reason="new vLLM version")
+    new = EvaluationRun.objects.exclude(pk=run.pk).get()
+    assert new.rerun_of == run and new.status == RunStatus.QUEUED and EvaluationRun.objects.count() == 2
+    assert AuditRecord.objects.get(action="rerun").details == {"new_run": new.pk}
+
+
+def test_rerun_failed_only_skips_the_others(client, staff, run):
+    act(client, "rerun_failed", run, reason="retry")
+    assert EvaluationRun.objects.count() == 1
+    EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.FAILED)
+    act(client, "rerun_failed", run, reason="retry")
+    assert EvaluationRun.objects.count() == 2
+
+
+def test_rescore_recomputes_from_stored_predictions(client, staff, run, tiny_model_dir):
+    from evaluator.backends import create_backend
+
+    services.run_claim(run=run)
+    services.run_predict(run=run, backend=create_backend("transformers", str(tiny_model_dir)), measure=False)
+    services.run_score(run=run)
+    accuracy = run.summary["overall"]["accuracy"]
+    EvaluationRun.objects.filter(pk=run.pk).update(summary={})
+    act(client, "rescore", run, reason="aggregation fix")
+    run.refresh_from_db()
+    assert run.summary["overall"]["accuracy"] == accuracy and run.status == RunStatus.SUCCEEDED
+    assert AuditRecord.objects.get(action="rescore").details["accuracy_after"] == accuracy
+
+
+def test_it_handles_non_staff_users(client, run):
+    client.force_login(User.objects.create_user("reader", "r@example.com", "pw"))
+    response = act(client, "cancel", run, reason="x" * 5)
+    assert response.status_code == 302 and "/login/" in response.url
+    assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.QUEUED and not AuditRecord.objects.exists()
+
+
+def test_audit_records_are_read_only(client, staff, run):
+    act(client, "flag", run, reason="suspicious letter mass")
+    record = AuditRecord.objects.get()
+    client.force_login(User.objects.create_superuser("root", "root@example.com", "pw"))
+    page = client.get(reverse("admin:core_auditrecord_change", args=[record.pk]))
+    assert page.status_code == 200 and b"suspicious letter mass" in page.content
+    assert client.post(reverse("admin:core_auditrecord_delete", args=[record.pk]), {"post": "yes"}).status_code == 403

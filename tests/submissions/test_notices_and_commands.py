@@ -1,0 +1,81 @@
+"""Notices when a submission ends, and the operator commands."""
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+from django.contrib.auth.models import User
+from django.core import mail
+from django.core.management import CommandError, call_command
+
+from leaderboard.evaluations.models import EvaluationRun, FailureCode, RunStatus
+from leaderboard.evaluations.notices import run_notify
+from leaderboard.submissions.services import submission_create
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def webhook():
+    received = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_port}/hook", received
+    server.shutdown()
+
+
+@pytest.fixture
+def author(demo_loaded):
+    return User.objects.create_user("author", "author@example.com", "pw")
+
+
+def test_it_notifies_once_by_mail_and_webhook_with_the_reason(author, hub_model, webhook):
+    url, received = webhook
+    submission = submission_create(user=author, hub_id="demo-org/tiny", webhook_url=url)
+    validation, test = submission.runs.order_by("pk")
+    EvaluationRun.objects.filter(pk=validation.pk).update(status=RunStatus.SUCCEEDED)
+    run_notify(run_id=validation.pk)
+    assert mail.outbox == [] and received == []  # the test run is still queued
+
+    EvaluationRun.objects.filter(pk=test.pk).update(status=RunStatus.FAILED, failure_code=FailureCode.OUT_OF_MEMORY,
+                                                    failure_reason="OUT_OF_MEMORY after 3 attempts.")
+    run_notify(run_id=test.pk)
+    run_notify(run_id=test.pk)  # a repeated task sends nothing more
+    assert len(mail.outbox) == 1 and "failed" in mail.outbox[0].subject
+    assert "OUT_OF_MEMORY" in mail.outbox[0].body and mail.outbox[0].to == ["author@example.com"]
+    assert len(received) == 1 and received[0]["status"] == "failed"
+    assert {r["failure_code"] for r in received[0]["runs"]} == {"", "OUT_OF_MEMORY"}
+
+
+def test_submit_command_works_and_reports_refusals(author, hub_model, capsys):
+    call_command("submit", "demo-org/tiny", "--user", "author")
+    assert json.loads(capsys.readouterr().out)["revision_sha"] == hub_model.sha
+    with pytest.raises(CommandError, match="DUPLICATE"):
+        call_command("submit", "demo-org/tiny", "--user", "author")
+    with pytest.raises(CommandError, match="INVALID_ID"):
+        call_command("submit", "bad id", "--user", "author")
+
+
+def test_rerun_and_runs_commands(author, hub_model, capsys):
+    staff = User.objects.create_user("ops", "ops@example.com", "pw", is_staff=True)
+    submission = submission_create(user=author, hub_id="demo-org/tiny")
+    EvaluationRun.objects.filter(submission=submission, split="test").update(status=RunStatus.FAILED,
+                                                                              failure_code="TIMEOUT")
+    call_command("rerun", "--submission", str(submission.pk), "--failed-only", "--reason", "retry", "--user", staff.username)
+    assert "queued" in capsys.readouterr().out
+    assert EvaluationRun.objects.filter(submission=submission).count() == 3
+    call_command("runs", "--status", "failed")
+    listing = capsys.readouterr().out
+    assert "TIMEOUT" in listing and "demo-org/tiny" in listing
+    with pytest.raises(CommandError, match="no staff user"):
+        call_command("rerun", "--submission", str(submission.pk), "--reason", "x", "--user", author.username)

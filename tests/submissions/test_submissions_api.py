@@ -1,0 +1,131 @@
+"""POST /api/v1/submissions/: refusals with their messages and nothing stored; quota boundary; duplicates."""
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
+
+from leaderboard.evaluations.models import EvaluationRun, RunStatus
+from leaderboard.submissions.models import Submission
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def author(demo_loaded):
+    return User.objects.create_user("author", "author@example.com", "pw")
+
+
+@pytest.fixture
+def api(client, author):
+    client.force_login(author)
+
+    def post(**data):
+        return client.post(reverse("api-submissions"), {"hub_id": "demo-org/tiny", **data},
+                           content_type="application/json")
+    return post
+
+
+def test_it_works(api, hub_model):
+    response = api()
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["revision_sha"] == hub_model.sha and body["status"] == "queued"
+    runs = {r["split"]: r for r in body["runs"]}
+    assert set(runs) == {"validation", "test"} and runs["test"]["variants"] == ["original"]
+    assert runs["validation"]["queue_position"] == 1 and runs["test"]["queue_position"] == 2
+    assert EvaluationRun.objects.filter(submission_id=body["id"], model_revision=hub_model.sha).count() == 2
+
+
+def test_it_accepts_an_api_token(client, author, hub_model):
+    token = Token.objects.create(user=author)
+    response = client.post(reverse("api-submissions"), {"hub_id": "demo-org/tiny"}, content_type="application/json",
+                           HTTP_AUTHORIZATION=f"Token {token.key}")
+    assert response.status_code == 201
+
+
+def test_it_handles_anonymous_users(client, demo_loaded, snapshot):
+    before = snapshot()
+    response = client.post(reverse("api-submissions"), {"hub_id": "demo-org/tiny"}, content_type="application/json")
+    assert response.status_code in (401, 403) and snapshot() == before
+
+
+@pytest.mark.parametrize("hub_id,fragment", [
+    ("demo-org/tiny\n", "newline"),
+    ("demo-org/ti..ny", ".."),
+    ("https://huggingface.co/demo-org/tiny", "URL"),
+    ("demo-org/tiny.git", ".git"),
+    ("d\u0435mo-org/tiny", "CYRILLIC"),
+    ("no-slash", "/"),
+])
+def test_it_handles_invalid_hub_ids_before_any_network_call(api, fake_hub, snapshot, hub_id, fragment):
+    before, requests_before = snapshot(), len(fake_hub.requests)
+    response = api(hub_id=hub_id)
+    assert response.status_code == 400 and response.json()["code"] == "INVALID_ID"
+    assert fragment in response.json()["detail"]
+    assert len(fake_hub.requests) == requests_before and snapshot() == before
+
+
+def test_it_handles_hub_refusals_with_their_code(api, fake_hub, snapshot):
+    fake_hub.add_repo("demo-org/pickle", repo_type="model", files={
+        "config.json": b'{"model_type": "llama", "architectures": ["LlamaForCausalLM"]}',
+        "pytorch_model.bin": b"\x80\x02pickle", "README.md": b"---\nlicense: mit\n---\n"}, license="mit")
+    before = snapshot()
+    for hub_id, code in (("demo-org/missing", "MODEL_NOT_FOUND"), ("demo-org/pickle", "NO_SAFETENSORS")):
+        response = api(hub_id=hub_id)
+        assert response.status_code == 400 and response.json()["code"] == code, response.content
+        assert response.json()["detail"]
+    assert snapshot() == before
+
+
+def test_it_refuses_a_duplicate_with_409_naming_the_existing_submission(api, hub_model, snapshot):
+    first = api().json()
+    before = snapshot()
+    response = api()
+    assert response.status_code == 409
+    assert response.json()["existing_submission"] == first["id"] and str(first["id"]) in response.json()["detail"]
+    assert snapshot() == before
+    # Other settings are a different submission, but the sealed split is evaluated once per pinned model.
+    other = api(use_chat_template=True)
+    assert other.status_code == 201 and [r["split"] for r in other.json()["runs"]] == ["validation"]
+
+
+def test_quota_boundary_fifth_accepted_sixth_refused_with_the_date(api, hub_model, settings, snapshot):
+    for i in range(4):  # four earlier submissions of other settings, one of them 8 days old
+        response = api(precision=["bfloat16", "float16", "bfloat16", "float16"][i], use_chat_template=bool(i // 2))
+        assert response.status_code == 201, response.content
+    oldest = Submission.objects.order_by("created_at").first()
+    fifth = api(model_type="instruct", use_chat_template=False)
+    assert fifth.status_code == 201
+
+    before = snapshot()
+    sixth = api(model_type="instruct", use_chat_template=True)
+    assert sixth.status_code == 429
+    frees_at = oldest.created_at + timedelta(days=7)
+    assert sixth.json()["frees_at"] == frees_at.isoformat()
+    assert frees_at.strftime("%Y-%m-%d %H:%M") in sixth.json()["detail"]
+    assert snapshot() == before
+
+    # A failed submission frees its slot.
+    EvaluationRun.objects.filter(submission=oldest).update(status=RunStatus.FAILED)
+    assert api(model_type="instruct", use_chat_template=True).status_code == 201
+
+
+def test_quota_window_forgets_old_submissions(api, hub_model, settings):
+    settings.SUBMISSION_QUOTA = 1
+    assert api().status_code == 201
+    assert api(precision="float16").status_code == 429
+    Submission.objects.update(created_at=timezone.now() - timedelta(days=8))
+    assert api(precision="float16").status_code == 201
+
+
+def test_status_is_public_and_holds_no_sealed_content(client, api, hub_model):
+    from tests.support.sealed import assert_no_sealed_content
+
+    submission = api().json()
+    client.logout()
+    response = client.get(reverse("api-submission-detail", args=[submission["id"]]))
+    assert response.status_code == 200 and response.json()["runs"][0]["status"] == "queued"
+    assert_no_sealed_content(response.content.decode())

@@ -1,0 +1,66 @@
+"""Uploaded predictions: scored on the server, labelled as submitted predictions; bad files store nothing."""
+import io
+
+import pytest
+from django.contrib.auth.models import User
+from django.urls import reverse
+
+from leaderboard.benchmarks.models import Question
+from leaderboard.evaluations.models import EvaluationRun
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def upload(client, demo_loaded):
+    client.force_login(User.objects.create_user("uploader", "u@example.com", "pw"))
+
+    def post(text, **fields):
+        data = {"name": "my-org/my-model", "benchmark": "mobile-mmlu", "split": "validation",
+                "file": io.BytesIO(text.encode()), **fields}
+        data["file"].name = "predictions.csv"
+        return client.post(reverse("api-prediction-upload"), data)
+    return post
+
+
+def predictions(letter_for=lambda q: q.answer.split(",")[0]):
+    rows = Question.objects.filter(split="validation").order_by("position")
+    return "question_id,predicted_answer\n" + "".join(f"{q.uid},{letter_for(q)}\n" for q in rows)
+
+
+def test_it_works(upload):
+    response = upload(predictions())
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert body["kind"] == "predictions" and body["status"] == "succeeded"
+    assert body["runs"][0]["accuracy"] == 100.0
+    run = EvaluationRun.objects.get(submission_id=body["id"])
+    assert run.backend == "upload" and run.summary["overall"]["n"] == 480
+
+
+def test_it_scores_wrong_answers_as_wrong(upload):
+    always_a = upload(predictions(lambda q: "A")).json()
+    keys = Question.objects.filter(split="validation").values_list("answer", flat=True)
+    expected = round(100 * sum("A" in k.split(",") for k in keys) / len(keys), 1)
+    assert always_a["runs"][0]["accuracy"] == expected
+
+
+@pytest.mark.parametrize("mutate,fragment", [
+    (lambda text: text.replace("demo-", "ghost-", 1), "is not in the open split"),
+    (lambda text: text + text.splitlines()[1] + "\n", "more than once"),
+    (lambda text: "\n".join(text.splitlines()[:-3]) + "\n", "have no row"),
+    (lambda text: text.replace(",B\n", ",H\n", 1), "H"),
+    (lambda text: text.replace(",C\n", ",=C\n", 1), "="),
+])
+def test_it_handles_bad_files_and_stores_nothing(upload, snapshot, mutate, fragment):
+    before = snapshot()
+    response = upload(mutate(predictions()))
+    assert response.status_code == 400 and response.json()["code"] == "UPLOAD_INVALID"
+    assert fragment in response.json()["detail"] and "predictions.csv" in response.json()["detail"]
+    assert snapshot() == before
+
+
+def test_it_refuses_the_sealed_split(upload, snapshot):
+    before = snapshot()
+    response = upload(predictions(), split="test")
+    assert response.status_code == 400 and snapshot() == before
