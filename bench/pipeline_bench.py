@@ -27,13 +27,12 @@ import json
 import math
 import os
 import random
-import re
+import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -493,6 +492,10 @@ def main():
 
     # Before django.setup(): this process publishes to the bench's Redis database, not the tests'.
     os.environ["CELERY_BROKER_URL"] = BROKER
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the workers and drop the database
+    load = os.getloadavg()[0]
+    print(f"{os.cpu_count()} CPUs, load average {load:.2f} at start"
+          + ("  (other work is running: timings will be noisy, torch most of all)" if load > 0.7 else ""))
     from bench._django import bench_database
 
     start = time.perf_counter()

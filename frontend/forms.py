@@ -1,0 +1,19 @@
+from django import forms
+
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.submissions.models import ModelType, Precision
+
+
+class SubmissionForm(forms.Form):
+    hub_id = forms.CharField(label="Hugging Face model id", max_length=200, strip=False,
+                             widget=forms.TextInput(attrs={"placeholder": "org/model", "autocomplete": "off"}))
+    revision = forms.CharField(max_length=100, initial="main", strip=False, help_text="branch, tag or commit sha")
+    precision = forms.ChoiceField(choices=Precision.choices, initial=Precision.BFLOAT16)
+    model_type = forms.ChoiceField(choices=ModelType.choices, initial=ModelType.PRETRAINED)
+    use_chat_template = forms.BooleanField(required=False, label="Use the tokenizer's chat template",
+                                           help_text="on for instruct and reasoning models")
+    benchmarks = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, initial=["mobile-mmlu"])
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["benchmarks"].choices = [(b.slug, b.name) for b in bench_selectors.benchmark_list()]
