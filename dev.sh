@@ -40,7 +40,8 @@ serve() {
     done
   done
   echo "==> starting the worker (queues default, gpu) on the embedded file broker"
-  "$py" -m celery -A leaderboard worker -Q default,gpu -c 1 --pool solo --loglevel INFO \
+  # -B: the sweeper and reconciler run from an embedded beat on this single local worker.
+  "$py" -m celery -A leaderboard worker -B -s var/celerybeat-schedule -Q default,gpu -c 1 --pool solo --loglevel INFO \
     > var/worker.log 2>&1 &
   WORKER_PID=$!  # global: the EXIT trap runs after this function's locals are gone
   trap 'kill "$WORKER_PID" 2>/dev/null || true' EXIT
