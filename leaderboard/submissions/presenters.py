@@ -11,16 +11,26 @@ def run_status(run) -> dict:
     if run.status in (RunStatus.FAILED, RunStatus.CANCELLED) or (run.failure_code and run.status == RunStatus.QUEUED):
         failure = {"code": run.failure_code or run.status.upper(), "reason": run.failure_reason,
                    "log_excerpt": run.log_excerpt}
-    accuracy = None
-    if run.status == RunStatus.SUCCEEDED and run.summary:
-        accuracy = public_summary(split=run.split, summary=run.summary)["accuracy"]
+    accuracy = _accuracy(run)
+    previous = run.rerun_of
+    change = None
+    if previous is not None and accuracy is not None and _accuracy(previous) is not None:
+        # From the unrounded fractions, so the difference is not skewed by display rounding.
+        change = round(100 * (run.summary["overall"]["accuracy"] - previous.summary["overall"]["accuracy"]), 1)
     return {"id": run.pk, "benchmark": run.benchmark_version.benchmark.slug, "split": run.split,
             "variants": run.variants, "status": run.status, "attempts": run.attempts, **progress,
-            "accuracy": accuracy, "failure": failure}
+            "accuracy": accuracy, "rerun_of": previous.pk if previous else None, "accuracy_change": change,
+            "failure": failure}
+
+
+def _accuracy(run):
+    if run.status == RunStatus.SUCCEEDED and run.summary:
+        return public_summary(split=run.split, summary=run.summary)["accuracy"]
+    return None
 
 
 def submission_status(submission) -> dict:
-    runs = submission.runs.select_related("benchmark_version__benchmark").order_by("pk")
+    runs = submission.runs.select_related("benchmark_version__benchmark", "rerun_of").order_by("pk")
     return {
         "id": submission.pk, "kind": submission.kind, "hub_id": submission.model.hub_id,
         "revision": submission.revision, "revision_sha": submission.revision_sha,

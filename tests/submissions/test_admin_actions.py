@@ -88,3 +88,17 @@ def test_audit_records_are_read_only(client, staff, run):
     page = client.get(reverse("admin:core_auditrecord_change", args=[record.pk]))
     assert page.status_code == 200 and b"suspicious letter mass" in page.content
     assert client.post(reverse("admin:core_auditrecord_delete", args=[record.pk]), {"post": "yes"}).status_code == 403
+
+
+def test_the_status_shows_a_reruns_score_difference(client, staff, run):
+    from leaderboard.submissions.presenters import run_status
+
+    EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.SUCCEEDED, summary={"overall": {
+        "n": 480, "accuracy": 0.25, "ci95": [0.2, 0.3]}})
+    act(client, "rerun", run, reason="new template")
+    new = EvaluationRun.objects.get(rerun_of=run)
+    EvaluationRun.objects.filter(pk=new.pk).update(status=RunStatus.SUCCEEDED, summary={"overall": {
+        "n": 480, "accuracy": 0.2875, "ci95": [0.25, 0.33]}})
+    new.refresh_from_db()
+    status = run_status(new)
+    assert status["rerun_of"] == run.pk and status["accuracy_change"] == 3.8
