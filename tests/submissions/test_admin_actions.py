@@ -98,7 +98,7 @@ def test_the_status_shows_a_reruns_score_difference(client, staff, run):
     act(client, "rerun", run, reason="new template")
     new = EvaluationRun.objects.get(rerun_of=run)
     EvaluationRun.objects.filter(pk=new.pk).update(status=RunStatus.SUCCEEDED, summary={"overall": {
-        "n": 480, "accuracy": 0.2875, "ci95": [0.25, 0.33]}})
+        "n": 480, "accuracy": 0.29, "ci95": [0.25, 0.33]}})
     new.refresh_from_db()
     status = run_status(new)
-    assert status["rerun_of"] == run.pk and status["accuracy_change"] == 3.8
+    assert status["rerun_of"] == run.pk and status["accuracy_change"] == 4.0
