@@ -13,7 +13,6 @@ def bench_database(name="leaderboard_bench"):
     sys.path.insert(0, str(REPO))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings.test")
     import django
-    from django.conf import settings
 
     django.setup()
     from django.db import connection

@@ -1,6 +1,5 @@
 """Evaluate a model on a benchmark split synchronously (no queue) and store the run."""
 import json
-import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -8,6 +7,7 @@ from evaluator.backends import BackendError, create_backend
 from evaluator.variants import parse_variants
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Split
+from leaderboard.core.progress import CountProgressBar
 from leaderboard.evaluations import selectors, services
 from leaderboard.evaluations.display import public_summary
 
@@ -66,7 +66,7 @@ class Command(BaseCommand):
             backend = create_backend(o["backend"], o["model"], revision=o["revision"] or None, device=o["device"],
                                      dtype=o["dtype"], batch_size=o["batch_size"], seed=o["seed"])
             loading = False
-            with _ProgressBar(enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
+            with CountProgressBar(unit="item", enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
                 services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"])
             services.run_score(run=run)
         except (BackendError, OSError, ValueError) as exc:
@@ -83,21 +83,3 @@ class Command(BaseCommand):
             return
         self.stdout.write(json.dumps({"run": run.pk, "model": run.model_ref, "benchmark": str(version),
                                       "split": run.split, **figures}, indent=2))
-
-
-class _ProgressBar:
-    def __init__(self, *, enabled, label):
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=0, desc=label, unit="item", file=sys.stderr, disable=not enabled, leave=False)
-
-    def update(self, done, total):
-        self.bar.total = total
-        self.bar.n = done
-        self.bar.refresh()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.bar.close()

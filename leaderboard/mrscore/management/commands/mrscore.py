@@ -1,11 +1,11 @@
 """Score every question of a benchmark with an LLM judge (Mobile Relevance Score), resumably."""
 import json
-import sys
 
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluator.judges import JudgeError
 
+from leaderboard.core.progress import CountProgressBar
 from leaderboard.mrscore import selectors, services
 from leaderboard.mrscore.models import JobStatus
 
@@ -93,7 +93,7 @@ class Command(BaseCommand):
                                "--takeover if its process is gone", returncode=1)
         try:
             judge = services.job_build_judge(job=job)
-            with _ProgressBar(enabled=o["verbosity"] > 0, label=f"MRScore job {job.pk}") as bar:
+            with CountProgressBar(unit="q", enabled=o["verbosity"] > 0, label=f"MRScore job {job.pk}") as bar:
                 services.job_run(job=job, judge=judge, progress=bar.update)
             job = services.job_finalize(job=job)
         except services.JobCancelled:
@@ -135,21 +135,3 @@ class Command(BaseCommand):
                               f"{c['ci95'][1]:.2f}) over {c['n_topics']} topics")
         elif c:
             self.stdout.write(f"no comparison with the paper: {c.get('reason')}")
-
-
-class _ProgressBar:
-    def __init__(self, *, enabled, label):
-        from tqdm import tqdm
-
-        self.bar = tqdm(total=0, desc=label, unit="q", file=sys.stderr, disable=not enabled, leave=False)
-
-    def update(self, done, total):
-        self.bar.total = total
-        self.bar.n = done
-        self.bar.refresh()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.bar.close()
