@@ -41,7 +41,7 @@ serve() {
   done
   echo "==> starting the worker (queues default, gpu) on the embedded file broker"
   # -B: the sweeper and reconciler run from an embedded beat on this single local worker.
-  "$py" -m celery -A leaderboard worker -B -s var/celerybeat-schedule -Q default,gpu -c 1 --pool solo --loglevel INFO \
+  RUN_TORCH_THREADS=${RUN_TORCH_THREADS:-1} "$py" -m celery -A leaderboard worker -B -s var/celerybeat-schedule -Q default,gpu -c 1 --pool solo --loglevel INFO \
     > var/worker.log 2>&1 &
   WORKER_PID=$!  # global: the EXIT trap runs after this function's locals are gone
   trap 'kill "$WORKER_PID" 2>/dev/null || true' EXIT

@@ -1,9 +1,9 @@
 """End-to-end pipeline timing and prediction-persistence throughput, in one run.
 
-    python bench/pipeline_bench.py [--model tiny-val-memorizer] [--naive-rows 10000]
+    python bench/pipeline_bench.py [--model tiny-val-memorizer] [--naive-rows 10000] [--torch-threads N]
 
-1. submit -> finished. A demo model (var/demo/<model> when built, else built into a temporary
-   folder with demo_models_build) is published on a loopback fake Hugging Face hub; the demo
+1. submit -> finished. A demo model (var/demo/<model> when ./dev.sh serve built it, else built
+   into a temporary folder as demo_models_build does) is published on a loopback fake Hugging Face hub; the demo
    question bank is imported into a throw-away PostgreSQL database; real Celery workers run
    in subprocesses on their own Redis database, laid out as docker/start-worker.sh does (a
    `gpu` worker and a `default` worker; --single-worker for one worker on both queues, as
@@ -18,7 +18,9 @@
    per-row table written with one ORM create() per prediction in autocommit. The naive path
    is timed on a fixed sample (--naive-rows, 0 = all 145,674) and compared in rows/s.
 
-Prints times and ratios; asserts nothing about absolute times (machines differ).
+Prints times and ratios; asserts nothing about absolute times (machines differ). On CPU the
+inference phase is very sensitive to other load: torch's default one thread per core stalls
+badly when another process takes a core (--torch-threads 1 is far steadier there).
 """
 from __future__ import annotations
 
@@ -198,13 +200,26 @@ def locate_model(name: str, tmp: Path) -> tuple[Path, str]:
     if (built / "config.json").exists():
         return built, f"{built} (already built)"
     t0 = time.perf_counter()
-    paths = demo_models_build(out_dir=tmp / "demo-models")
-    return paths[name], f"built into a temporary folder in {time.perf_counter() - t0:.1f} s"
+    if name == "tiny-random":  # no training: just demo_models_build's tokenizer and tiny-random steps
+        from evaluator.demo_models import build_demo_tokenizer, build_tiny_random
+        from leaderboard.benchmarks import selectors
+        from leaderboard.evaluations.selectors import engine_questions
+
+        version = selectors.version_current(benchmark=selectors.benchmark_get(slug="mobile-mmlu"))
+        public = engine_questions(version=version, split="dev") + engine_questions(version=version, split="validation")
+        texts = [q.question for q in public] + [o for q in public for o in q.options]
+        path = build_tiny_random(tmp / "demo-models" / name,
+                                 build_demo_tokenizer(texts, tmp / "demo-models" / "tokenizer"), seed=0)
+    else:  # trains tiny-val-memorizer (about 30 s on 2 idle cores); ./dev.sh serve keeps it in var/demo
+        path = demo_models_build(out_dir=tmp / "demo-models")[name]
+    return path, f"built into a temporary folder in {time.perf_counter() - t0:.1f} s ({built} not built)"
 
 
-def worker_env(database_url: str):
+def worker_env(database_url: str, torch_threads: int):
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "leaderboard.settings.test", "DATABASE_URL": database_url,
            "CELERY_BROKER_URL": BROKER, "PYTHONUNBUFFERED": "1"}
+    if torch_threads:
+        env["OMP_NUM_THREADS"] = str(torch_threads)  # torch's intra-op threads
     return env
 
 
@@ -251,7 +266,7 @@ def pipeline(args, tmp: Path):
         files = files_from_folder(model_dir)
         files["README.md"] = b"---\nlicense: apache-2.0\n---\n# demo model\n"
         hub.add_repo(hub_id, repo_type="model", files=files, license="apache-2.0")
-        env = worker_env(database_url())
+        env = worker_env(database_url(), args.torch_threads)
         if args.single_worker:
             workers = [start_worker(env, "gpu,default", "bench")]
         else:
@@ -315,8 +330,10 @@ def pipeline(args, tmp: Path):
         })
 
     layout = "one worker, queues gpu+default" if args.single_worker else "gpu worker + default worker"
+    threads = args.torch_threads or os.environ.get("OMP_NUM_THREADS") or f"torch default ({os.cpu_count()})"
     print(f"\nsubmit -> finished: {hub_id} on the fake hub, {layout}, solo pool, chunk size "
-          f"{settings.RUN_CHUNK_SIZE}, batch size {settings.RUN_BATCH_SIZE}, device {settings.RUN_DEVICE}")
+          f"{settings.RUN_CHUNK_SIZE}, batch size {settings.RUN_BATCH_SIZE}, device {settings.RUN_DEVICE}, "
+          f"torch threads {threads}")
     print(f"submission_create (hub checks, rows, enqueue on commit): {submit_end - submit_start:.2f} s")
     width = 54
     print(f"{'phase (seconds)':<{width}}" + "".join(f"{c['run']:>22}" for c in cols))
@@ -411,7 +428,7 @@ def persistence(args):
 
     from leaderboard.benchmarks.models import BenchmarkVersion
     from leaderboard.evaluations import selectors, services
-    from leaderboard.evaluations.models import EvaluationRun, PredictionChunk
+    from leaderboard.evaluations.models import PredictionChunk
 
     t0 = time.perf_counter()
     rows = realistic_rows()
@@ -461,15 +478,16 @@ def persistence(args):
             editor.delete_model(Naive)
 
     ours_rate, naive_rate, batched_rate = total / ours, naive_n / naive, naive_n / batched
-    note = "all rows" if naive_n == total else f"first {naive_n:,} rows (a sample; --naive-rows 0 for all)"
+    note = ("all rows" if naive_n == total
+            else f"first {naive_n:,} rows only (a fixed sample, for time; --naive-rows 0 for all)")
     print(f"{'method':<58}{'rows':>10}{'seconds':>10}{'rows/s':>12}")
     print(f"{'PredictionChunk, 256 rows/chunk, bulk_create (ours)':<58}{total:>10,}{ours:>10.2f}{ours_rate:>12,.0f}")
     print(f"{'per-row table, ORM create() per row, autocommit (naive)':<58}{naive_n:>10,}{naive:>10.2f}"
           f"{naive_rate:>12,.0f}")
     print(f"{'per-row table, bulk_create 256 rows (reference)':<58}{naive_n:>10,}{batched:>10.2f}"
           f"{batched_rate:>12,.0f}")
-    print(f"naive timed on the {note}; at its rate all {total:,} rows would take {total / naive_rate:.0f} s "
-          f"(ours: {ours:.1f} s, {stored} chunks)")
+    print(f"naive and per-row bulk_create timed on {note}; at the naive rate all {total:,} rows take "
+          f"{total / naive_rate:.0f} s (ours: {ours:.1f} s for all, {stored} chunks, read back identical)")
     print(f"ratio ours / naive (rows/s): {ours_rate / naive_rate:.1f}x  (aim: >= 10x)")
     print(f"ratio ours / per-row bulk_create (rows/s): {ours_rate / batched_rate:.1f}x")
 
@@ -480,6 +498,8 @@ def main():
     parser.add_argument("--variants", default="", help="validation variants of the submission (default: the "
                         "settings' SUBMISSION_VALIDATION_VARIANTS, i.e. all 9)")
     parser.add_argument("--single-worker", action="store_true", help="one worker on gpu+default (as dev.sh)")
+    parser.add_argument("--torch-threads", type=int, default=0, help="OMP_NUM_THREADS for the workers (default: "
+                        "unset, torch uses every core; on a busy 2-core machine 1 is far steadier)")
     parser.add_argument("--naive-rows", type=int, default=10_000, help="rows for the naive loop (0 = all)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds to wait for the runs")
     parser.add_argument("--skip-pipeline", action="store_true")
@@ -497,6 +517,9 @@ def main():
     print(f"{os.cpu_count()} CPUs, load average {load:.2f} at start"
           + ("  (other work is running: timings will be noisy, torch most of all)" if load > 0.7 else ""))
     from bench._django import bench_database
+
+    if args.torch_threads:  # also for a demo model built here
+        os.environ["OMP_NUM_THREADS"] = str(args.torch_threads)
 
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp, bench_database(DB_NAME):

@@ -26,6 +26,7 @@ def predict(run_id: int) -> dict:
     loading = True
     try:
         device = settings.RUN_DEVICE
+        _limit_cpu_threads(device)
         dtype = PRECISION_DTYPES.get(run.precision, "auto") if device.startswith("cuda") else "auto"
         backend = create_backend(run.backend, run.model_ref, revision=run.model_revision or None, device=device,
                                  dtype=dtype, batch_size=settings.RUN_BATCH_SIZE, seed=run.seed)
@@ -40,3 +41,10 @@ def predict(run_id: int) -> dict:
     with transaction.atomic():
         transaction.on_commit(lambda: lifecycle.send_score(run_id))
     return {"run": run_id, "claimed": True, "status": RunStatus.SCORING}
+
+
+def _limit_cpu_threads(device: str):
+    if settings.RUN_TORCH_THREADS and device == "cpu":
+        import torch
+
+        torch.set_num_threads(settings.RUN_TORCH_THREADS)

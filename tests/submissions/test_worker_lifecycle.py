@@ -13,7 +13,7 @@ from leaderboard.submissions.services import submission_create
 from tests.support.lifecycle import start_worker, wait_until
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
-FAST = dict(RUN_CHUNK_SIZE=48, RUN_LEASE_SECONDS=3, RUN_RETRY_DELAY_SECONDS=0, RUN_BATCH_SIZE=16)
+FAST = dict(RUN_CHUNK_SIZE=48, RUN_LEASE_SECONDS=3, RUN_RETRY_DELAY_SECONDS=0, RUN_BATCH_SIZE=16, RUN_TORCH_THREADS=1)
 
 
 @pytest.fixture
