@@ -2,7 +2,7 @@ import pytest
 
 from tests.support.db import db_snapshot
 
-pytest_plugins = ["tests.support.model_fixtures"]
+pytest_plugins = ["tests.support.model_fixtures", "tests.support.fake_hub"]  # shared fixtures
 
 
 @pytest.fixture

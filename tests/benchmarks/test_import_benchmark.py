@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 
 from leaderboard.benchmarks.crypto import decrypt_answer
-from leaderboard.benchmarks.models import Benchmark, BenchmarkVersion, Question
+from leaderboard.benchmarks.models import BenchmarkVersion, Question
 from leaderboard.evaluations.models import EvaluationRun
 from tests.support.questions import (
     make_questions, write_answer_key, write_csv, write_hub_folder, write_jsonl, write_parquet,

@@ -3,7 +3,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from leaderboard.benchmarks.models import BenchmarkVersion, Question
-from tests.support.fake_hub import fake_hub, files_from_folder  # noqa: F401  (fake_hub is a fixture)
+from tests.support.fake_hub import files_from_folder
 from tests.support.questions import make_questions, write_answer_key, write_hub_folder
 
 pytestmark = pytest.mark.django_db

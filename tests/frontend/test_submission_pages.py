@@ -5,7 +5,6 @@ from django.urls import reverse
 
 from leaderboard.evaluations.models import EvaluationRun, FailureCode, RunStatus
 from leaderboard.submissions.models import Submission
-from tests.support.fake_hub import fake_hub  # noqa: F401  (fixture)
 from tests.support.sealed import assert_no_sealed_content
 
 pytestmark = pytest.mark.django_db
@@ -22,7 +21,7 @@ def form(**data):
             "benchmarks": ["mobile-mmlu"], **data}
 
 
-def test_it_works(signed_in, fake_hub, tiny_model_dir):  # noqa: F811
+def test_it_works(signed_in, fake_hub, tiny_model_dir):
     from tests.support.fake_hub import files_from_folder
 
     fake_hub.add_repo("demo-org/tiny", repo_type="model", files=files_from_folder(tiny_model_dir), license="mit")
@@ -33,7 +32,7 @@ def test_it_works(signed_in, fake_hub, tiny_model_dir):  # noqa: F811
     assert "demo-org/tiny" in page and "position 1 in queue" in page and "submission_status.js" in page
 
 
-def test_it_shows_the_servers_refusal_inline_and_stores_nothing(signed_in, fake_hub, snapshot):  # noqa: F811
+def test_it_shows_the_servers_refusal_inline_and_stores_nothing(signed_in, fake_hub, snapshot):
     import html
 
     from leaderboard.submissions.hub_ids import HubIdError, validate_hub_id
@@ -53,7 +52,7 @@ def test_it_handles_anonymous_users(client, demo_loaded):
     assert response.status_code == 302 and reverse("login") in response.url
 
 
-def test_status_page_shows_failure_reason_without_sealed_content(client, signed_in, fake_hub, tiny_model_dir):  # noqa: F811
+def test_status_page_shows_failure_reason_without_sealed_content(client, signed_in, fake_hub, tiny_model_dir):
     from tests.support.fake_hub import files_from_folder
 
     fake_hub.add_repo("demo-org/tiny", repo_type="model", files=files_from_folder(tiny_model_dir), license="mit")

@@ -1,11 +1,11 @@
 import pytest
 
-from tests.support.fake_hub import fake_hub, files_from_folder  # noqa: F401  (fixture)
+from tests.support.fake_hub import files_from_folder
 from tests.support.lifecycle import BROKER
 
 
 @pytest.fixture
-def hub_model(fake_hub, tiny_model_dir):  # noqa: F811
+def hub_model(fake_hub, tiny_model_dir):
     """The tiny demo model published on the fake hub as demo-org/tiny, with a license."""
     files = files_from_folder(tiny_model_dir)
     files["README.md"] = b"---\nlicense: apache-2.0\n---\n# tiny\n"

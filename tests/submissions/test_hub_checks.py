@@ -6,7 +6,7 @@ import pytest
 from leaderboard.submissions.hub_checks import (
     CODES, PRECISIONS, ModelFacts, SubmissionRefused, check_model, fitting_precisions, params_cap,
 )
-from tests.support.fake_hub import fake_hub, json_file, readme, safetensors_file  # noqa: F401  (fake_hub: fixture)
+from tests.support.fake_hub import json_file, readme, safetensors_file
 
 REPO_ID = "invented-org/tiny-llama"
 LLAMA_CONFIG = {

@@ -22,11 +22,6 @@ def demo_questions():
 
 
 @pytest.fixture(scope="session")
-def demo_questions():
-    return generate_demo_questions(60, seed=11, multi_correct_every=6)
-
-
-@pytest.fixture(scope="session")
 def models_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("models")
 
