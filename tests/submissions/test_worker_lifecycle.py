@@ -41,7 +41,8 @@ def finished(submission):
 def test_it_works(client, author, hub_model, redis_broker, fast_runs):
     """Submit through the API; watch progress move through the status API; the run finishes and is scored."""
     client.force_login(author)
-    with start_worker(**fast_runs) as worker:
+    # Production topology: the GPU worker has no sealed key and no site secret; scoring is on the default worker.
+    with start_worker(queues="gpu", **fast_runs) as worker, start_worker(queues="default", **fast_runs) as scorer:
         response = client.post(reverse("api-submissions"), {"hub_id": "demo-org/tiny"}, content_type="application/json")
         assert response.status_code == 201, response.content
         body = response.json()
@@ -54,12 +55,14 @@ def test_it_works(client, author, hub_model, redis_broker, fast_runs):
             seen.append(sum(r["items_done"] for r in status["runs"]))
             return status if status["status"] in ("succeeded", "failed") else None
 
-        status = wait_until(done, timeout=180, interval=0.3, message=lambda: f"the submission to finish\n{worker.log[-2000:]}")
+        status = wait_until(done, timeout=180, interval=0.3,
+                            message=lambda: f"the submission to finish\n{worker.log[-2000:]}\n{scorer.log[-1000:]}")
     assert status["status"] == "succeeded", status
     assert len(set(seen)) >= 3 and seen == sorted(seen), f"progress did not move forward: {seen}"
     validation, test = status["runs"]
     assert validation["split"] == "validation" and validation["accuracy"] is not None
     assert test["split"] == "test" and test["items_done"] == test["items_total"] == 480
+    assert test["accuracy"] is not None  # predicted without the key, scored on the trusted side
 
 
 def test_a_killed_worker_is_resumed_from_its_last_chunk(author, hub_model, redis_broker, fast_runs, settings):

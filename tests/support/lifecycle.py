@@ -14,16 +14,19 @@ def database_url():
     return f"postgresql://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{s['NAME']}"
 
 
-def worker_env(**overrides):
+def worker_env(settings_module="leaderboard.settings.test", **overrides):
     """The test process's environment (fake-hub variables included) plus the worker's settings."""
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "leaderboard.settings.test", "DATABASE_URL": database_url(),
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": settings_module, "DATABASE_URL": database_url(),
            "CELERY_BROKER_URL": BROKER}
     env.update({k: str(v) for k, v in overrides.items()})
     return env
 
 
 def start_worker(queues="gpu,default", **overrides):
-    return WorkerProcess(worker_env(**overrides), queues=queues)
+    """A worker on both queues uses the trusted settings; a gpu-only worker runs with the GPU worker
+    settings (no sealed key, no site secret), as in production."""
+    module = "leaderboard.settings.gpu_worker" if queues == "gpu" else "leaderboard.settings.test"
+    return WorkerProcess(worker_env(module, **overrides), queues=queues)
 
 
 def flush_broker():
