@@ -6,6 +6,7 @@ urlpatterns = [
     path("", include("leaderboard.benchmarks.urls")),
     path("", include("leaderboard.submissions.urls")),
     path("", include("leaderboard.mrscore.urls")),
+    path("", include("leaderboard.results.urls")),
 ]
 schema_urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -17,6 +17,7 @@ from evaluator.prompts import get_template, template_hash
 from evaluator.variants import parse_variants
 
 from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
+from leaderboard.results import services as results_services
 
 from . import selectors
 from .models import EvaluationRun, PredictionChunk, RunStatus
@@ -131,6 +132,7 @@ def run_score(*, run: EvaluationRun) -> EvaluationRun:
     EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SCORING).update(
         summary=summary, status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_expires_at=None)
     run.refresh_from_db()
+    results_services.run_results_write(run=run, rows=rows, primary_variant=summary["primary_variant"])
     return run
 
 

@@ -1,0 +1,121 @@
+"""Results API: leaderboard, a model's results, its history, per-topic CSV. `?format=csv` streams CSV.
+
+Reads only the aggregate rows. Sealed (test) figures: overall accuracy to 0.1 point, nothing below.
+"""
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.mrscore.renderers import CSVRenderer
+from leaderboard.submissions.models import ModelEntry
+
+from . import csv as results_csv
+from . import display, selectors
+from .serializers import (HistoryRowSerializer, LeaderboardQuerySerializer, LeaderboardRowSerializer,
+                          ModelDetailSerializer, TopicsQuerySerializer)
+
+FORMAT_PARAM = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
+
+
+def _safe_name(hub_id):
+    return hub_id.replace("/", "__")
+
+
+class _Base(APIView):
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
+
+    def wants_csv(self, request):
+        return getattr(request.accepted_renderer, "format", "") == "csv"
+
+    def benchmark(self, slug):
+        benchmark = bench_selectors.benchmark_get(slug=slug)
+        if benchmark is None:
+            raise NotFound(f"No benchmark {slug!r}.")
+        return benchmark
+
+
+class LeaderboardApi(_Base):
+    @extend_schema(parameters=[LeaderboardQuerySerializer, FORMAT_PARAM],
+                   responses=LeaderboardRowSerializer(many=True))
+    def get(self, request):
+        query = LeaderboardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = dict(query.validated_data)
+        benchmark = self.benchmark(q.pop("benchmark"))
+        rows = selectors.leaderboard(benchmark=benchmark, **q)
+        if self.wants_csv(request):
+            return results_csv.streaming_csv(results_csv.LEADERBOARD_COLUMNS, rows,
+                                             f"leaderboard-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response(LeaderboardRowSerializer(page, many=True).data)
+
+
+def _run_payload(result):
+    run = result.run
+    sealed = display.is_sealed(result.split)
+    return {"run_id": run.pk, "benchmark": result.benchmark.slug, "benchmark_version": result.benchmark_version.number,
+            "split": result.split, "shots": result.shots, "variants": run.variants,
+            "primary_variant": result.primary_variant, "revision": result.revision, "precision": result.precision,
+            "scored_at": result.scored_at, "breakdown_note": display.SEALED_BREAKDOWN_NOTE if sealed else "",
+            "results": selectors.result_cells(result=result), "efficiency": run.efficiency or {},
+            "reproducibility": {"library_versions": run.library_versions or {}, "template": run.template,
+                                "template_hash": run.template_hash, "dataset_hash": run.dataset_hash,
+                                "seed": run.seed, "hardware": run.hardware or {}, "backend": run.backend,
+                                "mode": run.mode, "use_chat_template": run.use_chat_template}}
+
+
+class ModelDetailApi(_Base):
+    @extend_schema(parameters=[FORMAT_PARAM], responses=ModelDetailSerializer)
+    def get(self, request, hub_id):
+        model = ModelEntry.objects.filter(hub_id=hub_id).first()
+        if model is not None and model.hidden:
+            raise Http404(f"No model {hub_id!r}.")
+        results = selectors.model_results(hub_id=hub_id)
+        if model is None and not results:
+            raise Http404(f"No model {hub_id!r}.")
+        runs = [_run_payload(r) for r in results]
+        if self.wants_csv(request):
+            rows = ({"hub_id": hub_id, **{k: run[k] for k in ("run_id", "benchmark", "benchmark_version", "split",
+                                                               "shots", "revision", "precision")}, **cell}
+                    for run in runs for cell in run["results"])
+            return results_csv.streaming_csv(results_csv.MODEL_COLUMNS, rows, f"model-{_safe_name(hub_id)}.csv")
+        return Response(ModelDetailSerializer({
+            "hub_id": hub_id, "params": model.params if model else None,
+            "size_class": model.size_class if model else None, "model_type": model.model_type if model else "",
+            "license": model.license if model else "", "architecture": model.architecture if model else "",
+            "flagged": bool(model and model.flagged), "runs": runs}).data)
+
+
+class ModelHistoryApi(_Base):
+    @extend_schema(parameters=[FORMAT_PARAM], responses=HistoryRowSerializer(many=True))
+    def get(self, request, hub_id):
+        if ModelEntry.objects.filter(hub_id=hub_id, hidden=True).exists():
+            raise Http404(f"No model {hub_id!r}.")
+        rows = selectors.model_history(hub_id=hub_id)
+        if not rows and not ModelEntry.objects.filter(hub_id=hub_id).exists():
+            raise Http404(f"No model {hub_id!r}.")
+        if self.wants_csv(request):
+            return results_csv.streaming_csv(results_csv.HISTORY_COLUMNS, rows,
+                                             f"history-{_safe_name(hub_id)}.csv")
+        return Response(HistoryRowSerializer(rows, many=True).data)
+
+
+class TopicsCsvApi(_Base):
+    renderer_classes = [CSVRenderer, JSONRenderer]
+
+    @extend_schema(parameters=[TopicsQuerySerializer], responses={(200, "text/csv"): OpenApiTypes.STR})
+    def get(self, request):
+        query = TopicsQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = dict(query.validated_data)
+        benchmark = self.benchmark(q.pop("benchmark"))
+        rows = selectors.topic_table(benchmark=benchmark, **q)
+        return results_csv.streaming_csv(results_csv.TOPIC_COLUMNS, rows,
+                                         f"topics-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")

@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ResultsConfig(AppConfig):
+    name = "leaderboard.results"
+    label = "results"
+    verbose_name = "Results"

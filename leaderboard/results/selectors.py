@@ -1,0 +1,162 @@
+"""Reads of results: leaderboard rows, a model's results, its history, per-topic tables.
+
+Only RunResult / ResultAggregate / ReportedResult rows are read, never prediction chunks.
+"""
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.evaluations.models import RunStatus
+from leaderboard.submissions.models import size_class as size_class_of
+
+from . import display
+from .models import Level, ReportedResult, ResultAggregate, RunResult
+from .ranking import significance_ranks
+from .reference import PUBLISHED_N
+
+ON_DEVICE_MAX_PARAMS = 3_000_000_000
+SIZE_CLASSES = ("mini", "small", "medium", "large")
+SORTS = {"rank": lambda r: (r["rank"], -(r["accuracy"] or 0), r["hub_id"]),
+         "accuracy": lambda r: (r["accuracy"] or 0, r["hub_id"]),
+         "name": lambda r: r["hub_id"].lower(),
+         "params": lambda r: (r["params"] is None, r["params"] or 0, r["hub_id"])}
+
+
+def visible_results(**filters):
+    """Succeeded, non-hidden runs' results (newest first)."""
+    return (RunResult.objects.filter(run__status=RunStatus.SUCCEEDED, run__hidden=False, **filters)
+            .exclude(run__submission__hidden=True).exclude(model__hidden=True)
+            .select_related("run__submission", "model", "benchmark").order_by("-scored_at", "-pk"))
+
+
+def _model_type(result):
+    if result.run.submission_id:
+        return result.run.submission.model_type
+    return result.model.model_type if result.model else ""
+
+
+def _latest_per_key(results):
+    seen, out = set(), []
+    for r in results:
+        key = (r.hub_id, r.revision, r.precision)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def _keep(row, *, size_class, on_device, model_type, precision, flagged):
+    if size_class and row["size_class"] != size_class:
+        return False
+    if on_device and (row["params"] is None or row["params"] > ON_DEVICE_MAX_PARAMS):
+        return False
+    if model_type and row["model_type"] != model_type:
+        return False
+    if precision and row["precision"] != precision:
+        return False
+    return flagged is None or row["flagged"] == flagged
+
+
+def leaderboard(*, benchmark, split="validation", shots=0, variant="original", size_class=None, on_device=False,
+                model_type=None, precision=None, flagged=None, include_reported=False, search=None, sort="rank"):
+    """Rows ranked by significance among the filtered set (the name search does not change ranks)."""
+    version = bench_selectors.version_current(benchmark=benchmark)
+    results = _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots))
+    overall = {a.result_id: a for a in ResultAggregate.objects.filter(
+        result__in=[r.pk for r in results], level=Level.OVERALL, variant=variant)}
+    rows = []
+    for r in results:
+        agg = overall.get(r.pk)
+        if agg is None:
+            continue
+        params = r.model.params if r.model else None
+        rows.append({"reported": False, "source": "measured", "hub_id": r.hub_id, "revision": r.revision,
+                     "precision": r.precision, "params": params, "size_class": size_class_of(params),
+                     "model_type": _model_type(r), "flagged": bool(r.run.flagged or (r.model and r.model.flagged)),
+                     "run_id": r.run_id, "scored_at": r.scored_at, "_cell": (agg.correct, agg.n),
+                     **display.cell(split=split, n=agg.n, correct=agg.correct)})
+    rows = [row for row in rows if _keep(row, size_class=size_class, on_device=on_device, model_type=model_type,
+                                         precision=precision, flagged=flagged)]
+    if include_reported:
+        rows += _reported_rows(benchmark.slug, shots=shots, variant=variant)
+    for row, rank in zip(rows, significance_ranks([row.pop("_cell") for row in rows])):
+        row["rank"] = rank
+    counts = {}
+    for row in rows:
+        counts[row["rank"]] = counts.get(row["rank"], 0) + 1
+    for row in rows:
+        row["tied"] = counts[row["rank"]] > 1
+    if search:
+        rows = [row for row in rows if search.lower() in row["hub_id"].lower()]
+    descending = sort.startswith("-")
+    rows.sort(key=SORTS.get(sort.lstrip("-"), SORTS["rank"]), reverse=descending)
+    return rows
+
+
+def _reported_rows(slug, *, shots, variant):
+    """The paper's figures, labelled; n is the published set's size so they can be ranked on request."""
+    n = PUBLISHED_N.get(slug, 0)
+    out, seen = [], set()
+    # Table 2 and Tables 3-4 both print `original` for seven models: Table 2 wins ("paper-table2" sorts first descending).
+    for rep in ReportedResult.objects.filter(benchmark_slug=slug, shots=shots, variant=variant).order_by("-source"):
+        if rep.hub_id in seen:
+            continue
+        seen.add(rep.hub_id)
+        correct = round(rep.accuracy / 100 * n)
+        out.append({"reported": True, "source": rep.get_source_display(), "hub_id": rep.hub_id, "revision": "",
+                    "precision": "", "params": None, "size_class": None, "model_type": "", "flagged": False,
+                    "run_id": None, "scored_at": None, "_cell": (correct, n), "n": n or None, "correct": None,
+                    "accuracy": rep.accuracy, "ci95_low": None, "ci95_high": None})
+    return out
+
+
+def model_results(*, hub_id):
+    return list(visible_results(hub_id=hub_id).select_related("benchmark_version", "run__benchmark_version"))
+
+
+def result_cells(*, result, levels=None):
+    """Display cells of one run: [{variant, level, key, name, n, correct, accuracy, ci95...}]; sealed: overall only."""
+    aggs = result.aggregates.all()
+    if display.is_sealed(result.split):
+        aggs = aggs.filter(level=Level.OVERALL)
+    elif levels:
+        aggs = aggs.filter(level__in=levels)
+    return [{"variant": a.variant, "level": a.level, "key": a.key, "name": a.name,
+             **display.cell(split=result.split, n=a.n, correct=a.correct)} for a in aggs]
+
+
+def model_history(*, hub_id):
+    """Runs oldest first, each with its primary-variant accuracy and the change from the previous run
+    on the same benchmark, split and shots."""
+    results = list(reversed(model_results(hub_id=hub_id)))
+    primary = {r.pk: r.primary_variant for r in results}
+    overall = {a.result_id: a for a in ResultAggregate.objects.filter(result__in=results, level=Level.OVERALL)
+               if a.variant == primary[a.result_id]}
+    previous, rows = {}, []
+    for r in results:
+        agg = overall.get(r.pk)
+        acc = agg.accuracy if agg else None
+        key = (r.benchmark.slug, r.split, r.shots)
+        before = previous.get(key)
+        rows.append({"run_id": r.run_id, "benchmark": r.benchmark.slug, "benchmark_version": r.benchmark_version.number,
+                     "split": r.split, "shots": r.shots, "variant": r.primary_variant, "revision": r.revision,
+                     "precision": r.precision, "scored_at": r.scored_at,
+                     **display.cell(split=r.split, n=agg.n if agg else 0, correct=agg.correct if agg else 0),
+                     "previous_run_id": before[0] if before else None,
+                     "accuracy_change": display.difference(split=r.split, before=before[1] if before else None,
+                                                           after=acc)})
+        if acc is not None:
+            previous[key] = (r.run_id, acc)
+    return rows
+
+
+def topic_table(*, benchmark, split="validation", shots=0, variant="original"):
+    """One row per (model, topic) for the leaderboard's models. Refused for the sealed split."""
+    if display.is_sealed(split):
+        raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
+    version = bench_selectors.version_current(benchmark=benchmark)
+    results = {r.pk: r for r in _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots))}
+    aggs = (ResultAggregate.objects.filter(result__in=list(results), level=Level.TOPIC, variant=variant)
+            .order_by("result__hub_id", "result_id", "key"))
+    for a in aggs.iterator():
+        r = results[a.result_id]
+        yield {"hub_id": r.hub_id, "revision": r.revision, "precision": r.precision, "run_id": r.run_id,
+               "benchmark": benchmark.slug, "split": split, "shots": shots, "variant": variant, "topic": a.name,
+               "topic_slug": a.key, **display.cell(split=split, n=a.n, correct=a.correct)}
