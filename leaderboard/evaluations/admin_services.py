@@ -16,7 +16,7 @@ def run_rerun(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
         model_ref=run.model_ref, model_revision=run.model_revision, precision=run.precision, backend=run.backend,
         mode=run.mode, template=run.template, template_hash=run.template_hash, use_chat_template=run.use_chat_template,
         shots=run.shots, variants=run.variants, seed=run.seed, dataset_hash=run.dataset_hash,
-        library_versions=services._library_versions(), queue=run.queue,
+        library_versions=services.library_versions(), queue=run.queue,
     )
     lifecycle.run_enqueue(run=new)
     audit_record(actor=actor, action="rerun", target=run, reason=reason, new_run=new.pk)

@@ -33,7 +33,7 @@ class RunConfigError(ValueError):
     """A run that cannot be created as asked; the message says what to change."""
 
 
-def _library_versions():
+def library_versions():
     versions = {"python": platform.python_version()}
     for name in LIBRARIES:
         try:
@@ -46,7 +46,7 @@ def _library_versions():
 def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_revision: str = "",
                backend: str = "transformers", precision: str = "auto", template: str = "default", shots: int = 0,
                variants=("original",), seed: int = 0, mode: str = "logprobs",
-               use_chat_template: bool = False) -> EvaluationRun:
+               use_chat_template: bool = False, submission=None) -> EvaluationRun:
     try:
         variants = list(parse_variants(variants))
         get_template(template)
@@ -60,10 +60,10 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
     if shots and Split.DEV not in version.split_hashes:
         raise RunConfigError(f"{shots}-shot needs the dev split for exemplars; import it or use --shots 0.")
     return EvaluationRun.objects.create(
-        benchmark_version=version, split=split, model_ref=model_ref, model_revision=model_revision,
+        submission=submission, benchmark_version=version, split=split, model_ref=model_ref, model_revision=model_revision,
         backend=backend, precision=precision, template=template, template_hash=template_hash(template),
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,
-        dataset_hash=version.split_hashes[split], library_versions=_library_versions(),
+        dataset_hash=version.split_hashes[split], library_versions=library_versions(),
     )
 
 

@@ -26,7 +26,14 @@ def _lock(key: str):
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(key.encode())])
 
 
-def _check_quota(*, user, namespace):
+def quota_lock(*, user, namespace: str):
+    """Inside a transaction, before any check: serialise submissions per user and per namespace, so two
+    concurrent requests cannot both pass the duplicate and quota checks."""
+    _lock(f"user:{user.pk}")
+    _lock(f"namespace:{namespace.lower()}")
+
+
+def quota_check(*, user, namespace):
     window = timedelta(days=settings.SUBMISSION_QUOTA_DAYS)
     since = selectors.quota_window_start(settings.SUBMISSION_QUOTA_DAYS)
     limit = settings.SUBMISSION_QUOTA
@@ -82,8 +89,7 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
 
     namespace = hub_id.split("/")[0]
     with transaction.atomic():
-        _lock(f"user:{user.pk}")
-        _lock(f"namespace:{namespace.lower()}")
+        quota_lock(user=user, namespace=namespace)
         model, _ = ModelEntry.objects.get_or_create(hub_id=hub_id, defaults={"namespace": namespace})
         existing = selectors.duplicate_of(model=model, revision_sha=facts.revision_sha, precision=precision,
                                           model_type=model_type, use_chat_template=use_chat_template,
@@ -91,7 +97,7 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
         if existing is not None:
             raise DuplicateSubmission(f"this model, revision, precision and settings were already submitted "
                                       f"(submission {existing.pk})", existing_submission=existing.pk)
-        _check_quota(user=user, namespace=namespace)
+        quota_check(user=user, namespace=namespace)
         ModelEntry.objects.filter(pk=model.pk).update(params=facts.params, license=facts.license or "",
                                                       architecture=facts.architecture or "", model_type=model_type)
         submission = Submission.objects.create(
@@ -113,7 +119,5 @@ def _queue_runs(*, submission, version):
             model=submission.model, revision_sha=submission.revision_sha, precision=submission.precision):
         splits.append((Split.TEST, ["original"]))
     for split, variants in splits:
-        run = run_services.run_create(split=split, variants=variants, **common)
-        run.submission = submission
-        run.save(update_fields=["submission"])
+        run = run_services.run_create(split=split, variants=variants, submission=submission, **common)
         lifecycle.run_enqueue(run=run)

@@ -15,7 +15,7 @@ from .errors import SubmissionError
 from .hub_ids import HubIdError, validate_hub_id
 from .models import ModelEntry, Submission, SubmissionKind
 from .predictions_upload import UploadError, parse_predictions_csv
-from .services import _check_quota, _lock
+from .services import quota_check, quota_lock
 
 CHUNK = 256
 
@@ -47,9 +47,8 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
     rows = [{"question_id": uid, "variant": "original", "topic": topic, "predicted": predicted[uid],
              "predicted_original": predicted[uid]} for uid, _, topic in questions]
     with transaction.atomic():
-        _lock(f"user:{user.pk}")
-        _lock(f"namespace:{namespace.lower()}")
-        _check_quota(user=user, namespace=namespace)
+        quota_lock(user=user, namespace=namespace)
+        quota_check(user=user, namespace=namespace)
         model, _ = ModelEntry.objects.get_or_create(hub_id=name, defaults={"namespace": namespace})
         submission = Submission.objects.create(kind=SubmissionKind.PREDICTIONS, submitter=user, model=model,
                                                benchmarks=[benchmark_slug])
