@@ -60,7 +60,8 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
     if shots and Split.DEV not in version.split_hashes:
         raise RunConfigError(f"{shots}-shot needs the dev split for exemplars; import it or use --shots 0.")
     return EvaluationRun.objects.create(
-        submission=submission, benchmark_version=version, split=split, model_ref=model_ref, model_revision=model_revision,
+        submission=submission, benchmark_version=version, split=split, model_ref=model_ref,
+        model_revision=model_revision,
         backend=backend, precision=precision, template=template, template_hash=template_hash(template),
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,
         dataset_hash=version.split_hashes[split], library_versions=library_versions(),
@@ -107,7 +108,8 @@ def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_
     result = run_evaluation(
         backend, questions, template=run.template, shots=run.shots, dev_questions=dev, variants=run.variants,
         seed=run.seed, chunk_size=chunk_size, done_chunks=selectors.run_chunks(run=run),
-        on_chunk=_chunk_store(run, on_progress_chunk), progress=report, mode=run.mode, use_chat_template=run.use_chat_template,
+        on_chunk=_chunk_store(run, on_progress_chunk), progress=report, mode=run.mode,
+        use_chat_template=run.use_chat_template,
     )
     if measure:
         sample = fixed_sample(questions, key=lambda q: q.question_id)
