@@ -1,12 +1,23 @@
-# Web process and default (trusted) worker: no torch, no vLLM.
-FROM python:3.11-slim-bookworm
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
+# Web process and the trusted default worker / beat: no torch, no vLLM (requirements.txt only).
+# Targets: `web` (gunicorn) and `worker` (Celery; the compose file picks the queue or beat).
+FROM python:3.11-slim-bookworm AS base
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /app
-COPY requirements.txt .
-RUN pip install -r requirements.txt
+COPY requirements.txt docker/requirements-ops.txt ./
+# WITH_SENTRY=1 adds sentry-sdk (used only when SENTRY_DSN is set at run time).
+ARG WITH_SENTRY=0
+RUN pip install -r requirements.txt \
+    && if [ "$WITH_SENTRY" = "1" ]; then pip install -r requirements-ops.txt; fi
 COPY . .
-RUN useradd --create-home --uid 10001 app && mkdir -p /app/var && chown -R app /app/var
+# uid 10001, no login shell, owning only the runtime folder (static files, beat schedule).
+RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin app \
+    && mkdir -p /app/var && chown -R app:app /app/var
 USER app
 ENV DJANGO_SETTINGS_MODULE=leaderboard.settings.production LEADERBOARD_VAR_DIR=/app/var
+
+FROM base AS worker
+CMD ["docker/start-worker.sh", "default"]
+
+FROM base AS web
 EXPOSE 8000
 CMD ["docker/start-web.sh"]

@@ -1,11 +1,20 @@
 from django.urls import include, path
 
-from . import submission_views, views
+from .views import (about, benchmarks, compare, contamination, leaderboard, model_detail, mrscore, submissions,
+                    topics)
 
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("benchmarks/<slug:slug>/", views.benchmark_detail, name="benchmark-detail"),
-    path("submit/", submission_views.submit, name="submit"),
-    path("submissions/<int:pk>/", submission_views.submission_status, name="submission-status"),
+    path("", leaderboard.home, name="home"),
+    path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
+    path("models/<path:hub_id>/", model_detail.model_detail, name="model-detail"),
+    path("compare/", compare.compare, name="compare"),
+    path("topics/", topics.topic_list, name="topics"),
+    path("topics/<slug:slug>/", topics.topic_detail, name="topic-detail"),
+    path("mrscore/", mrscore.mrscore, name="mrscore"),
+    path("contamination/", contamination.contamination, name="contamination"),
+    path("about/", about.about, name="about"),
+    path("benchmarks/<slug:slug>/", benchmarks.benchmark_detail, name="benchmark-detail"),
+    path("submit/", submissions.submit, name="submit"),
+    path("submissions/<int:pk>/", submissions.submission_status, name="submission-status"),
     path("accounts/", include("django.contrib.auth.urls")),
 ]

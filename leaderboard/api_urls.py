@@ -7,6 +7,7 @@ urlpatterns = [
     path("", include("leaderboard.submissions.urls")),
     path("", include("leaderboard.mrscore.urls")),
     path("", include("leaderboard.results.urls")),
+    path("", include("leaderboard.contamination.urls")),
 ]
 schema_urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -11,6 +11,14 @@ def snapshot():
     return db_snapshot
 
 
+@pytest.fixture(autouse=True)
+def _empty_cache():
+    """Each test starts with an empty cache (cached API responses, throttle counters)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture
 def demo_loaded(db):
     from leaderboard.benchmarks.demo import demo_import

@@ -1,8 +1,8 @@
 """Admin for the question bank.
 
-Sealed (test) questions are listed to superusers only and read-only for them;
-no admin page, list or form ever shows a sealed answer (answer_sealed is not
-a field of any admin, and the clear `answer` column is empty for test rows).
+Sealed (test) questions are not in the admin at all, for superusers neither
+(DESIGN §6: no admin list holds them); operators see their counts on the
+version. answer_sealed is not a field of any admin.
 """
 from django.contrib import admin
 
@@ -52,28 +52,16 @@ class QuestionAdmin(admin.ModelAdmin):
     list_select_related = ("version__benchmark", "topic")
     # answer_sealed is deliberately absent from every field list.
     fields = ("uid", "version", "split", "topic", "text", "options", "answer", "mrscore", "difficulty")
-    sealed_fields = ("uid", "version", "split", "topic", "text", "options", "mrscore", "difficulty")
 
     @admin.display(description="question")
     def short_text(self, obj):
         return obj.text[:80]
 
     def get_queryset(self, request):
-        queryset = super().get_queryset(request).defer("answer_sealed")
-        if not request.user.is_superuser:
-            queryset = queryset.exclude(split__in=SEALED_SPLITS)
-        return queryset
-
-    def get_fields(self, request, obj=None):
-        return self.sealed_fields if obj is not None and obj.is_sealed else self.fields
+        return super().get_queryset(request).defer("answer_sealed").exclude(split__in=SEALED_SPLITS)
 
     def get_readonly_fields(self, request, obj=None):
         return ("uid", "version", "split")
-
-    def has_change_permission(self, request, obj=None):
-        if obj is not None and obj.is_sealed:
-            return False  # sealed questions change only through a sealed re-import
-        return super().has_change_permission(request, obj)
 
     def has_add_permission(self, request):
         return False  # questions come from the importer (validation, hashing, encryption)

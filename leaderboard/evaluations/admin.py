@@ -12,9 +12,9 @@ class EvaluationRunAdmin(admin.ModelAdmin):
                     "hidden", "flagged", "rerun_of", "created_at")
     list_filter = ("status", "split", "failure_code", "hidden", "flagged", "benchmark_version__benchmark")
     search_fields = ("model_ref",)
-    # Per-question predictions are never listed here: they live in PredictionChunk.
-    exclude = ("summary",)
-    readonly_fields = [f.name for f in EvaluationRun._meta.fields if f.name != "summary"]
+    # Per-question predictions and probe outcomes are never shown here (PredictionChunk, probe_rows).
+    exclude = ("summary", "probe_rows")
+    readonly_fields = [f.name for f in EvaluationRun._meta.fields if f.name not in ("summary", "probe_rows")]
     actions = [
         action_with_reason("rerun", "Re-run (new run row)", admin_services.run_rerun),
         action_with_reason("rerun_failed", "Re-run failed runs only", admin_services.run_rerun,

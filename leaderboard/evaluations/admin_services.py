@@ -3,6 +3,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.core.audit import audit_record
+from leaderboard.results.cache import results_changed
 
 from . import lifecycle, services
 from .models import TERMINAL_STATUSES, EvaluationRun, FailureCode, RunStatus
@@ -16,7 +17,7 @@ def run_rerun(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
         model_ref=run.model_ref, model_revision=run.model_revision, precision=run.precision, backend=run.backend,
         mode=run.mode, template=run.template, template_hash=run.template_hash, use_chat_template=run.use_chat_template,
         shots=run.shots, variants=run.variants, seed=run.seed, dataset_hash=run.dataset_hash,
-        library_versions=services.library_versions(), queue=run.queue,
+        library_versions=services.library_versions(), queue=run.queue, probe=run.probe,
     )
     lifecycle.run_enqueue(run=new)
     audit_record(actor=actor, action="rerun", target=run, reason=reason, new_run=new.pk)
@@ -48,9 +49,11 @@ def run_rescore(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
 
 def run_set_hidden(run: EvaluationRun, *, actor, reason: str, hidden=True):
     EvaluationRun.objects.filter(pk=run.pk).update(hidden=hidden)
+    results_changed()
     audit_record(actor=actor, action="hide" if hidden else "unhide", target=run, reason=reason)
 
 
 def run_set_flagged(run: EvaluationRun, *, actor, reason: str, flagged=True):
     EvaluationRun.objects.filter(pk=run.pk).update(flagged=flagged)
+    results_changed()
     audit_record(actor=actor, action="flag" if flagged else "unflag", target=run, reason=reason)

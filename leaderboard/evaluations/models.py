@@ -49,6 +49,9 @@ class EvaluationRun(models.Model):
     use_chat_template = models.BooleanField(default=False)
     shots = models.PositiveSmallIntegerField(default=0)
     variants = models.JSONField(default=list)
+    probe = models.BooleanField(default=False, help_text="also run the TS-Guessing memorization probe")
+    probe_rows = models.JSONField(default=list, blank=True,
+                                  help_text="[{question_id, masked, exact}]; per question, never published")
     seed = models.BigIntegerField(default=0)
     dataset_hash = models.CharField(max_length=64, blank=True)
     library_versions = models.JSONField(default=dict, blank=True)

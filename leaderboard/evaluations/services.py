@@ -13,10 +13,12 @@ from django.utils import timezone
 
 from evaluator.engine import plan_evaluation, rescore_rows, run_evaluation
 from evaluator.metrics import summarize
+from evaluator.probe import probe_counts, run_probe
 from evaluator.prompts import get_template, template_hash
 from evaluator.variants import parse_variants
 
 from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
+from leaderboard.contamination import services as contamination_services
 from leaderboard.results import services as results_services
 
 from . import selectors
@@ -46,7 +48,7 @@ def library_versions():
 def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_revision: str = "",
                backend: str = "transformers", precision: str = "auto", template: str = "default", shots: int = 0,
                variants=("original",), seed: int = 0, mode: str = "logprobs",
-               use_chat_template: bool = False, submission=None) -> EvaluationRun:
+               use_chat_template: bool = False, submission=None, probe: bool = False) -> EvaluationRun:
     try:
         variants = list(parse_variants(variants))
         get_template(template)
@@ -64,7 +66,7 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
         model_revision=model_revision,
         backend=backend, precision=precision, template=template, template_hash=template_hash(template),
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,
-        dataset_hash=version.split_hashes[split], library_versions=library_versions(),
+        dataset_hash=version.split_hashes[split], library_versions=library_versions(), probe=probe,
     )
 
 
@@ -116,10 +118,12 @@ def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_
         tmpl = get_template(run.template)
         prompts = [tmpl.render(q.question, q.options) for q in sample]
         run.efficiency = measure_efficiency(backend, prompts, use_chat_template=run.use_chat_template)
+    if run.probe:
+        run.probe_rows = run_probe(backend, questions, seed=run.seed, use_chat_template=run.use_chat_template)
     run.hardware = {"backend": backend.describe(), "machine": platform.machine(), "node": platform.node()}
     # Conditional: a run cancelled meanwhile stays cancelled.
     EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
-        efficiency=run.efficiency, hardware=run.hardware, status=RunStatus.SCORING)
+        efficiency=run.efficiency, hardware=run.hardware, probe_rows=run.probe_rows, status=RunStatus.SCORING)
     run.refresh_from_db()
     return result
 
@@ -130,11 +134,14 @@ def run_score(*, run: EvaluationRun) -> EvaluationRun:
     key = selectors.answer_key(version=run.benchmark_version, split=run.split)
     rows = rescore_rows(selectors.run_rows(run=run), key)
     summary = summarize(rows, run.variants)  # stored whole; pages apply the sealed display rules
+    if run.probe_rows:
+        summary["probe"] = probe_counts(run.probe_rows, key)
     # Conditional: scoring twice (a repeated message) or after a cancel changes nothing.
     EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SCORING).update(
         summary=summary, status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_expires_at=None)
     run.refresh_from_db()
     results_services.run_results_write(run=run, rows=rows, primary_variant=summary["primary_variant"])
+    contamination_services.run_scored(run=run, rows=rows)
     return run
 
 

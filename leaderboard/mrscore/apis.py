@@ -4,6 +4,8 @@ the open splits, and the score distribution per benchmark (paper Fig. 9). `?form
 Sealed rule: per-question rows of the test split are never served (the selector refuses them);
 the sealed split only contributes to aggregates.
 """
+import re
+
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -15,6 +17,7 @@ from rest_framework.views import APIView
 
 from evaluator.judges.stats import bin_label
 
+from leaderboard.api_schema import paginated
 from leaderboard.benchmarks import selectors as bench_selectors
 
 from . import selectors
@@ -31,6 +34,19 @@ QUESTION_COLUMNS = ["uid", "split", "topic", "question", "mrscore", "method", "r
 JOB_PARAM = OpenApiParameter("job", OpenApiTypes.INT, description="a succeeded job id (default: the newest on "
                              "the benchmark's current version)")
 FORMAT_PARAM = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
+
+
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+
+
+def _slugs(request, name, *, several=False):
+    """Slug query parameter(s). Anything else is a 400 (a NUL byte used to reach PostgreSQL: a 500)."""
+    raw = request.query_params.get(name) or ""
+    values = [s for s in raw.split(",") if s] if several else [raw] if raw else []
+    if any(not SLUG.fullmatch(v) for v in values):
+        raise ValidationError({name: ["a slug: letters, digits, '-' and '_'" + (", comma-separated" if several
+                                                                                 else "")]})
+    return values
 
 
 def _round(value, digits=4):
@@ -77,13 +93,15 @@ def _job_payload(job):
 class JobListApi(_Base):
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
 
-    @extend_schema(parameters=[OpenApiParameter("benchmark", OpenApiTypes.STR)], responses=JobSerializer(many=True))
+    @extend_schema(parameters=[OpenApiParameter("benchmark", OpenApiTypes.STR)], responses=paginated(JobSerializer),
+                   operation_id="v1_mrscore_jobs_list")
     def get(self, request):
         benchmark = None
-        if request.query_params.get("benchmark"):
-            benchmark = bench_selectors.benchmark_get(slug=request.query_params["benchmark"])
+        slugs = _slugs(request, "benchmark")
+        if slugs:
+            benchmark = bench_selectors.benchmark_get(slug=slugs[0])
             if benchmark is None:
-                raise NotFound(f"No benchmark {request.query_params['benchmark']!r}.")
+                raise NotFound(f"No benchmark {slugs[0]!r}.")
         paginator = LimitOffsetPagination()
         page = paginator.paginate_queryset(selectors.job_list(benchmark=benchmark), request, view=self)
         return paginator.get_paginated_response(JobSerializer([_job_payload(j) for j in page], many=True).data)
@@ -133,7 +151,8 @@ class QuestionScoresApi(_Base):
         job = self.job_for(request, slug)
         split = request.query_params.get("split") or None
         try:
-            rows = selectors.question_scores(job=job, split=split, topic_slug=request.query_params.get("topic"))
+            topic = (_slugs(request, "topic") or [None])[0]
+            rows = selectors.question_scores(job=job, split=split, topic_slug=topic)
         except PermissionError as exc:
             raise NotFound(str(exc)) from None
         provenance = selectors.provenance(job=job)
@@ -160,7 +179,7 @@ class DistributionApi(_Base):
                                FORMAT_PARAM],
                    responses=DistributionSerializer(many=True))
     def get(self, request):
-        slugs = [s for s in (request.query_params.get("benchmark") or "").split(",") if s]
+        slugs = _slugs(request, "benchmark", several=True)
         out = []
         for benchmark in selectors.benchmarks_with_scores(slugs=slugs or None):
             job = selectors.job_current(benchmark=benchmark)

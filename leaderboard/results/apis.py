@@ -5,20 +5,23 @@ Reads only the aggregate rows. Sealed (test) figures: overall accuracy to 0.1 po
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from leaderboard.api_schema import paginated
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.mrscore.renderers import CSVRenderer
 from leaderboard.submissions.models import ModelEntry
 
 from . import csv as results_csv
 from . import display, selectors
+from .cache import cached_get
+from .lm_eval_json import lm_eval_results
 from .serializers import (HistoryRowSerializer, LeaderboardQuerySerializer, LeaderboardRowSerializer,
-                          ModelDetailSerializer, TopicsQuerySerializer)
+                          LmEvalResultsSerializer, ModelDetailSerializer, TopicsQuerySerializer)
 
 FORMAT_PARAM = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
 
@@ -39,15 +42,25 @@ class _Base(APIView):
             raise NotFound(f"No benchmark {slug!r}.")
         return benchmark
 
+    def version(self, benchmark, number):
+        version, valid = selectors.version_get(benchmark=benchmark, number=number)
+        if version is None and valid is not None:
+            listed = ", ".join(map(str, valid)) or "none yet"
+            raise ValidationError({"version": [f"{benchmark.slug} has no version {number}; "
+                                               f"valid versions: {listed}."]})
+        return version
+
 
 class LeaderboardApi(_Base):
     @extend_schema(parameters=[LeaderboardQuerySerializer, FORMAT_PARAM],
-                   responses=LeaderboardRowSerializer(many=True))
+                   responses=paginated(LeaderboardRowSerializer), operation_id="v1_leaderboard_list")
+    @cached_get
     def get(self, request):
         query = LeaderboardQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = dict(query.validated_data)
         benchmark = self.benchmark(q.pop("benchmark"))
+        q["version"] = self.version(benchmark, q.pop("version", None))
         rows = selectors.leaderboard(benchmark=benchmark, **q)
         if self.wants_csv(request):
             return results_csv.streaming_csv(results_csv.LEADERBOARD_COLUMNS, rows,
@@ -73,6 +86,7 @@ def _run_payload(result):
 
 class ModelDetailApi(_Base):
     @extend_schema(parameters=[FORMAT_PARAM], responses=ModelDetailSerializer)
+    @cached_get
     def get(self, request, hub_id):
         model = ModelEntry.objects.filter(hub_id=hub_id).first()
         if model is not None and model.hidden:
@@ -80,12 +94,10 @@ class ModelDetailApi(_Base):
         results = selectors.model_results(hub_id=hub_id)
         if model is None and not results:
             raise Http404(f"No model {hub_id!r}.")
-        runs = [_run_payload(r) for r in results]
         if self.wants_csv(request):
-            rows = ({"hub_id": hub_id, **{k: run[k] for k in ("run_id", "benchmark", "benchmark_version", "split",
-                                                               "shots", "revision", "precision")}, **cell}
-                    for run in runs for cell in run["results"])
+            rows = (row for result in results for row in selectors.result_csv_rows(result=result))
             return results_csv.streaming_csv(results_csv.MODEL_COLUMNS, rows, f"model-{_safe_name(hub_id)}.csv")
+        runs = [_run_payload(r) for r in results]
         return Response(ModelDetailSerializer({
             "hub_id": hub_id, "params": model.params if model else None,
             "size_class": model.size_class if model else None, "model_type": model.model_type if model else "",
@@ -95,6 +107,7 @@ class ModelDetailApi(_Base):
 
 class ModelHistoryApi(_Base):
     @extend_schema(parameters=[FORMAT_PARAM], responses=HistoryRowSerializer(many=True))
+    @cached_get
     def get(self, request, hub_id):
         if ModelEntry.objects.filter(hub_id=hub_id, hidden=True).exists():
             raise Http404(f"No model {hub_id!r}.")
@@ -111,11 +124,27 @@ class TopicsCsvApi(_Base):
     renderer_classes = [CSVRenderer, JSONRenderer]
 
     @extend_schema(parameters=[TopicsQuerySerializer], responses={(200, "text/csv"): OpenApiTypes.STR})
+    @cached_get
     def get(self, request):
         query = TopicsQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         q = dict(query.validated_data)
         benchmark = self.benchmark(q.pop("benchmark"))
+        q["version"] = self.version(benchmark, q.pop("version", None))
         rows = selectors.topic_table(benchmark=benchmark, **q)
         return results_csv.streaming_csv(results_csv.TOPIC_COLUMNS, rows,
                                          f"topics-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")
+
+
+class RunLmEvalApi(_Base):
+    """A run's results in lm-evaluation-harness's results-JSON shape, for comparison with one's own harness runs."""
+
+    renderer_classes = [JSONRenderer]
+
+    @extend_schema(responses=LmEvalResultsSerializer)
+    @cached_get
+    def get(self, request, run_id):
+        result = selectors.result_get(run_id=run_id)
+        if result is None:
+            raise Http404(f"No published results for run {run_id}.")
+        return Response(lm_eval_results(result=result))

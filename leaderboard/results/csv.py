@@ -7,8 +7,8 @@ from django.http import StreamingHttpResponse
 from leaderboard.mrscore.renderers import escape_cell
 
 LEADERBOARD_COLUMNS = ["rank", "tied", "hub_id", "revision", "precision", "params", "size_class", "model_type",
-                       "flagged", "reported", "source", "run_id", "n", "correct", "accuracy", "ci95_low",
-                       "ci95_high"]
+                       "flagged", "possible_contamination", "reported", "source", "run_id", "n", "correct",
+                       "accuracy", "ci95_low", "ci95_high", "ladder_note"]
 MODEL_COLUMNS = ["hub_id", "run_id", "benchmark", "benchmark_version", "split", "shots", "revision", "precision",
                  "variant", "level", "key", "name", "n", "correct", "accuracy", "ci95_low", "ci95_high"]
 HISTORY_COLUMNS = ["run_id", "benchmark", "benchmark_version", "split", "shots", "variant", "revision", "precision",
@@ -30,7 +30,20 @@ def csv_lines(columns, rows):
         yield writer.writerow([escape_cell(row.get(c)) for c in columns])
 
 
+def _batched(lines, size=64 * 1024):
+    """Join lines into ~64 KB pieces: one write (and one HTTP chunk) per row made a large table slow."""
+    buffer, length = [], 0
+    for line in lines:
+        buffer.append(line)
+        length += len(line)
+        if length >= size:
+            yield "".join(buffer)
+            buffer, length = [], 0
+    if buffer:
+        yield "".join(buffer)
+
+
 def streaming_csv(columns, rows, filename):
-    response = StreamingHttpResponse(csv_lines(columns, rows), content_type="text/csv; charset=utf-8")
+    response = StreamingHttpResponse(_batched(csv_lines(columns, rows)), content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response

@@ -1,5 +1,6 @@
 """Significance-based ranks: rank = 1 + number of entries whose accuracy is significantly higher
 (two-sided two-proportion z-test, pooled, at 95%). Equal ranks are ties."""
+import bisect
 import math
 
 from evaluator.metrics import Z95
@@ -18,6 +19,32 @@ def significantly_higher(c1: int, n1: int, c2: int, n2: int, z: float = Z95) -> 
 
 
 def significance_ranks(cells: list[tuple[int, int]]) -> list[int]:
-    """cells: (correct, n) per entry -> rank per entry, same order. O(n²); fine for ~1,000 entries."""
-    return [1 + sum(significantly_higher(cj, nj, ci, ni) for j, (cj, nj) in enumerate(cells) if j != i)
-            for i, (ci, ni) in enumerate(cells)]
+    """cells: (correct, n) per entry -> rank per entry, same order.
+
+    Entries are grouped by n (on one board nearly all share it). Against entries of the same n the
+    z statistic grows with their count correct, so the ones significantly above entry i are a suffix
+    of the group sorted by correct, found by bisection: O(n log n) instead of O(n²) pairs. Entries
+    of another n are compared pairwise.
+    """
+    by_n: dict[int, list[int]] = {}
+    for c, n in cells:
+        by_n.setdefault(n, []).append(c)
+    for counts in by_n.values():
+        counts.sort()
+    ranks = []
+    for ci, ni in cells:
+        above = 0
+        for n, counts in by_n.items():
+            if n == ni:
+                lo, hi = bisect.bisect_right(counts, ci), len(counts)  # only higher counts can be above
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if significantly_higher(counts[mid], n, ci, ni):
+                        hi = mid
+                    else:
+                        lo = mid + 1
+                above += len(counts) - lo
+            else:
+                above += sum(significantly_higher(c, n, ci, ni) for c in counts)
+        ranks.append(1 + above)
+    return ranks

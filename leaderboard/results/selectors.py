@@ -3,6 +3,7 @@
 Only RunResult / ResultAggregate / ReportedResult rows are read, never prediction chunks.
 """
 from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.contamination import selectors as contamination
 from leaderboard.evaluations.models import RunStatus
 from leaderboard.submissions.models import size_class as size_class_of
 
@@ -20,10 +21,12 @@ SORTS = {"rank": lambda r: (r["rank"], -(r["accuracy"] or 0), r["hub_id"]),
 
 
 def visible_results(**filters):
-    """Succeeded, non-hidden runs' results (newest first)."""
+    """Succeeded, non-hidden runs' results (newest first). The runs' bulky JSON (summary, probe rows) is
+    deferred: boards list 1,000s of runs and never read it."""
     return (RunResult.objects.filter(run__status=RunStatus.SUCCEEDED, run__hidden=False, **filters)
             .exclude(run__submission__hidden=True).exclude(model__hidden=True)
-            .select_related("run__submission", "model", "benchmark").order_by("-scored_at", "-pk"))
+            .select_related("run__submission", "model", "benchmark")
+            .defer("run__summary", "run__probe_rows", "run__log_excerpt").order_by("-scored_at", "-pk"))
 
 
 def _model_type(result):
@@ -42,6 +45,17 @@ def _latest_per_key(results):
     return out
 
 
+def _shown_sealed(results, *, benchmark, shots):
+    """One sealed-split row per (model, precision): the run the Ladder rule shows, else the latest."""
+    shown = contamination.shown_test_runs(benchmark=benchmark, shots=shots)
+    by_model = {}
+    for r in results:  # newest first
+        key = (r.hub_id, r.precision)
+        if key not in by_model or shown.get(key) == r.run_id:
+            by_model[key] = r
+    return list(by_model.values())
+
+
 def _keep(row, *, size_class, on_device, model_type, precision, flagged):
     if size_class and row["size_class"] != size_class:
         return False
@@ -55,10 +69,15 @@ def _keep(row, *, size_class, on_device, model_type, precision, flagged):
 
 
 def leaderboard(*, benchmark, split="validation", shots=0, variant="original", size_class=None, on_device=False,
-                model_type=None, precision=None, flagged=None, include_reported=False, search=None, sort="rank"):
+                model_type=None, precision=None, flagged=None, include_reported=False, search=None, sort="rank",
+                version=None):
     """Rows ranked by significance among the filtered set (the name search does not change ranks)."""
-    version = bench_selectors.version_current(benchmark=benchmark)
+    version = version or bench_selectors.version_current(benchmark=benchmark)
     results = _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots))
+    if display.is_sealed(split):
+        results = _shown_sealed(results, benchmark=benchmark, shots=shots)
+    ladder = contamination.ladder_notes(benchmark=benchmark, shots=shots) if display.is_sealed(split) else {}
+    suspect = contamination.flags(benchmark=benchmark, shots=shots)
     overall = {a.result_id: a for a in ResultAggregate.objects.filter(
         result__in=[r.pk for r in results], level=Level.OVERALL, variant=variant)}
     rows = []
@@ -67,9 +86,12 @@ def leaderboard(*, benchmark, split="validation", shots=0, variant="original", s
         if agg is None:
             continue
         params = r.model.params if r.model else None
+        contamination_flag = suspect.get((r.hub_id, r.revision, r.precision), False)
         rows.append({"reported": False, "source": "measured", "hub_id": r.hub_id, "revision": r.revision,
                      "precision": r.precision, "params": params, "size_class": size_class_of(params),
-                     "model_type": _model_type(r), "flagged": bool(r.run.flagged or (r.model and r.model.flagged)),
+                     "model_type": _model_type(r), "flagged": bool(r.run.flagged or (r.model and r.model.flagged)
+                                                                   or contamination_flag),
+                     "possible_contamination": contamination_flag, "ladder_note": ladder.get(r.run_id, ""),
                      "run_id": r.run_id, "scored_at": r.scored_at, "_cell": (agg.correct, agg.n),
                      **display.cell(split=split, n=agg.n, correct=agg.correct)})
     rows = [row for row in rows if _keep(row, size_class=size_class, on_device=on_device, model_type=model_type,
@@ -147,16 +169,59 @@ def model_history(*, hub_id):
     return rows
 
 
-def topic_table(*, benchmark, split="validation", shots=0, variant="original"):
-    """One row per (model, topic) for the leaderboard's models. Refused for the sealed split."""
+TOPIC_TABLE_CHUNK = 200  # results per aggregate query: rows stream out while later chunks are read
+
+
+def topic_table(*, benchmark, split="validation", shots=0, variant="original", version=None):
+    """One row per (model, topic) for the leaderboard's models, by hub id. Refused for the sealed split.
+
+    A generator: the aggregates are read a chunk of results at a time, so the first rows go out
+    before the last are read and memory stays flat however many models there are."""
     if display.is_sealed(split):
         raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
-    version = bench_selectors.version_current(benchmark=benchmark)
-    results = {r.pk: r for r in _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots))}
-    aggs = (ResultAggregate.objects.filter(result__in=list(results), level=Level.TOPIC, variant=variant)
-            .order_by("result__hub_id", "result_id", "key"))
-    for a in aggs.iterator():
-        r = results[a.result_id]
-        yield {"hub_id": r.hub_id, "revision": r.revision, "precision": r.precision, "run_id": r.run_id,
-               "benchmark": benchmark.slug, "split": split, "shots": shots, "variant": variant, "topic": a.name,
-               "topic_slug": a.key, **display.cell(split=split, n=a.n, correct=a.correct)}
+    version = version or bench_selectors.version_current(benchmark=benchmark)
+    results = sorted(_latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots)),
+                     key=lambda r: (r.hub_id, r.pk))
+    for start in range(0, len(results), TOPIC_TABLE_CHUNK):
+        chunk = {r.pk: r for r in results[start:start + TOPIC_TABLE_CHUNK]}
+        cells = {}
+        for result_id, key, name, n, correct in (ResultAggregate.objects
+                                                 .filter(result__in=list(chunk), level=Level.TOPIC, variant=variant)
+                                                 .order_by("key").values_list("result_id", "key", "name", "n",
+                                                                              "correct")):
+            cells.setdefault(result_id, []).append((key, name, n, correct))
+        for r in chunk.values():
+            head = {"hub_id": r.hub_id, "revision": r.revision, "precision": r.precision, "run_id": r.run_id,
+                    "benchmark": benchmark.slug, "split": split, "shots": shots, "variant": variant}
+            for key, name, n, correct in cells.get(r.pk, ()):
+                yield {**head, "topic": name, "topic_slug": key, **display.cell(split=split, n=n, correct=correct)}
+
+
+def reported_rows(*, benchmark_slug, shots=0, variant="original"):
+    """The paper's figures for a benchmark slug (also ones not hosted here, e.g. "mmlu"), labelled and
+    unranked (pages rank them with the board on request)."""
+    rows = _reported_rows(benchmark_slug, shots=shots, variant=variant)
+    for row in rows:
+        row.pop("_cell")
+    return rows
+
+
+def version_get(*, benchmark, number=None):
+    """(version, valid numbers): the numbered version of a benchmark, or its current one when number is None."""
+    if number is None:
+        return bench_selectors.version_current(benchmark=benchmark), None
+    numbers = list(benchmark.versions.order_by("number").values_list("number", flat=True))
+    return (benchmark.versions.filter(number=number).first() if number in numbers else None), numbers
+
+
+def result_get(*, run_id):
+    """The visible result of one run (None if unknown, unscored, hidden, or of a hidden model)."""
+    return visible_results(run_id=run_id).select_related("benchmark_version", "run").first()
+
+
+def result_csv_rows(*, result):
+    """A run's cells as rows of the model CSV (display rules applied; sealed: overall only)."""
+    head = {"hub_id": result.hub_id, "run_id": result.run_id, "benchmark": result.benchmark.slug,
+            "benchmark_version": result.benchmark_version.number, "split": result.split, "shots": result.shots,
+            "revision": result.revision, "precision": result.precision}
+    return [{**head, **cell} for cell in result_cells(result=result)]

@@ -1,4 +1,5 @@
 """Explicit input/output serializers of the results API (percent figures; sealed rules already applied)."""
+from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
 from .selectors import SIZE_CLASSES
@@ -26,6 +27,8 @@ class LeaderboardQuerySerializer(serializers.Serializer):
     search = serializers.CharField(required=False)
     sort = serializers.ChoiceField(choices=["rank", "-rank", "accuracy", "-accuracy", "name", "-name", "params",
                                             "-params"], default="rank")
+    version = serializers.IntegerField(min_value=1, required=False,
+                                       help_text="benchmark version number (default: the current one)")
 
 
 class TopicsQuerySerializer(serializers.Serializer):
@@ -34,6 +37,8 @@ class TopicsQuerySerializer(serializers.Serializer):
                                     help_text="open split only: per-topic test figures are not published")
     shots = serializers.IntegerField(min_value=0, default=0)
     variant = serializers.CharField(default="original")
+    version = serializers.IntegerField(min_value=1, required=False,
+                                       help_text="benchmark version number (default: the current one)")
 
 
 class LeaderboardRowSerializer(_Figures):
@@ -45,7 +50,11 @@ class LeaderboardRowSerializer(_Figures):
     params = serializers.IntegerField(allow_null=True)
     size_class = serializers.CharField(allow_null=True)
     model_type = serializers.CharField()
-    flagged = serializers.BooleanField()
+    flagged = serializers.BooleanField(help_text="flagged by an admin or by the contamination monitor")
+    possible_contamination = serializers.BooleanField(
+        default=False, help_text="the contamination monitor's flag: validation above test by more than 3 SE")
+    ladder_note = serializers.CharField(
+        default="", help_text="sealed split: why a newer revision's test score is not shown (Ladder rule)")
     reported = serializers.BooleanField(help_text="true: reported by the paper, not measured here")
     source = serializers.CharField()
     run_id = serializers.IntegerField(allow_null=True)
@@ -56,6 +65,15 @@ class CellSerializer(_Figures):
     level = serializers.CharField()
     key = serializers.CharField()
     name = serializers.CharField()
+
+
+@extend_schema_field(CellSerializer(many=True))
+class _CellsField(serializers.Field):
+    """The cells as the selector built them (display rules applied, plain JSON values), passed through:
+    serializing ~3,000 cells field by field was most of the time of a model's response."""
+
+    def to_representation(self, value):
+        return value
 
 
 class ReproducibilitySerializer(serializers.Serializer):
@@ -82,7 +100,7 @@ class ModelRunSerializer(serializers.Serializer):
     precision = serializers.CharField()
     scored_at = serializers.DateTimeField()
     breakdown_note = serializers.CharField(allow_blank=True)
-    results = CellSerializer(many=True)
+    results = _CellsField()
     efficiency = serializers.DictField(help_text="measured on the evaluating server")
     reproducibility = ReproducibilitySerializer()
 
@@ -111,3 +129,20 @@ class HistoryRowSerializer(_Figures):
     previous_run_id = serializers.IntegerField(allow_null=True)
     accuracy_change = serializers.FloatField(allow_null=True, help_text="points vs the previous run (same "
                                              "benchmark, split, shots)")
+
+
+def _free(help_text=""):
+    return serializers.DictField(help_text=help_text)
+
+
+# lm-evaluation-harness's results JSON (hyphenated keys, hence an inline serializer); documentation only.
+LmEvalResultsSerializer = inline_serializer("LmEvalResults", fields={
+    "results": _free("task/group name -> {name, alias, sample_len, 'acc,none', 'acc_stderr,none'}; "
+                     "sealed runs: the benchmark only, to 0.1 point"),
+    "groups": serializers.DictField(required=False, help_text="category and benchmark groups (open splits only)"),
+    "group_subtasks": _free(), "configs": _free(), "versions": _free(), "n-shot": _free(),
+    "higher_is_better": _free(), "n-samples": _free(),
+    "config": _free("model, model_args, model_revision, model_dtype, random_seed, ..."),
+    "date": serializers.FloatField(), "model_name": serializers.CharField(),
+    "mobile_mmlu_leaderboard": _free("where the figures come from: run, split, variant, template and dataset hashes"),
+})

@@ -12,6 +12,7 @@ from leaderboard.benchmarks.models import Topic
 from leaderboard.evaluations.models import RunStatus
 from leaderboard.submissions.models import ModelEntry
 
+from .cache import results_changed
 from .models import Level, ResultAggregate, RunResult
 
 
@@ -48,6 +49,7 @@ def _cells(rows, topics):
 def run_results_write(*, run, rows, primary_variant: str) -> RunResult | None:
     """Replace the run's aggregates. A run that did not succeed gets none (and loses any it had)."""
     RunResult.objects.filter(run=run).delete()
+    results_changed()  # cached leaderboard/model responses are stale from this commit on
     if run.status != RunStatus.SUCCEEDED:
         return None
     version = run.benchmark_version

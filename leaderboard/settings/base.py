@@ -4,6 +4,9 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
+from leaderboard.core.logging import build_logging
+from leaderboard.core.routing import parse_gpu_queues
+
 from .env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -30,10 +33,14 @@ INSTALLED_APPS = [
     "leaderboard.submissions",
     "leaderboard.mrscore",
     "leaderboard.results",
+    "leaderboard.contamination",
     "frontend",
 ]
 
 MIDDLEWARE = [
+    "leaderboard.core.middleware.ProbeMiddleware",  # /healthz, /readyz, /metrics: before host checks
+    "leaderboard.core.middleware.RequestIdMiddleware",
+    "leaderboard.core.middleware.RequestMetricsMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -73,11 +80,45 @@ def database_from_env(default_url):
             f"DATABASE_URL uses {engine}; this service supports postgresql:// (production, tests) "
             "and sqlite:/// (embedded default) only."
         )
+    if engine == "django.db.backends.postgresql":
+        # An unreachable server fails in seconds (and /readyz says so), not after the OS's TCP timeout.
+        timeout = env_int("DATABASE_CONNECT_TIMEOUT", 5, minimum=1)
+        config.setdefault("OPTIONS", {}).setdefault("connect_timeout", timeout)
     return config
 
 
 DATABASES = {"default": database_from_env(f"sqlite:///{VAR_DIR / 'db.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+_CACHE_BACKENDS = {"redis": "django.core.cache.backends.redis.RedisCache",
+                   "rediss": "django.core.cache.backends.redis.RedisCache",
+                   "file": "django.core.cache.backends.filebased.FileBasedCache",
+                   "locmem": "django.core.cache.backends.locmem.LocMemCache",
+                   "dummy": "django.core.cache.backends.dummy.DummyCache"}
+
+
+def cache_from_env(default_url):
+    """CACHE_URL if set, else the default: redis[s]://host:port/db, file:///abs/folder, locmem://, dummy://."""
+    url = env_str("CACHE_URL", default_url)
+    if not url:
+        raise ImproperlyConfigured("CACHE_URL is required here (redis://host:6379/1 or file:///folder).")
+    scheme = url.split("://", 1)[0]
+    if scheme not in _CACHE_BACKENDS or "://" not in url:
+        raise ImproperlyConfigured(f"CACHE_URL={url!r}: use redis://, rediss://, file:///folder, locmem:// "
+                                   "or dummy://.")
+    config = {"BACKEND": _CACHE_BACKENDS[scheme], "KEY_PREFIX": "lb"}
+    if scheme in ("redis", "rediss"):
+        config["LOCATION"] = url
+    elif scheme == "file":
+        config.update(LOCATION=url[len("file://"):], OPTIONS={"MAX_ENTRIES": 5000})
+    return {"default": config}
+
+
+# Embedded default: a file cache, shared by the web and worker processes of one machine, so the
+# worker's "new results" signal reaches the web process (a per-process memory cache would not).
+CACHES = cache_from_env(f"file://{VAR_DIR / 'cache'}")
+RESULTS_CACHE_SECONDS = env_int("RESULTS_CACHE_SECONDS", 600, minimum=0)  # backstop; changes invalidate at once
+RESULTS_CACHE_LOCAL_BYTES = env_int("RESULTS_CACHE_LOCAL_BYTES", 64 * 1024 * 1024, minimum=0)  # per process
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -120,6 +161,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Rankings, per-topic results, MRScores and contamination figures for the Mobile-MMLU benchmark family.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "leaderboard.api_schema.document_error_responses"],  # 400/401/403/404/429 bodies
+    # What Django's path converters accept, so the documented parameters match the routes.
+    "PATH_CONVERTER_OVERRIDES": {"slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
+                                 "int": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
 }
 
 # --- Sealed test split -------------------------------------------------------
@@ -175,20 +221,29 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True  # the database is the source of truth; results carry ids only
 CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_IMPORTS = ["evaluator.tasks"]  # not a Django app, so autodiscovery would miss it
-CELERY_TASK_ROUTES = {"evaluator.*": {"queue": "gpu"}}
+# GPU queues per model size (leaderboard/core/routing.py): empty = the one "gpu" queue.
+GPU_QUEUE_CLASSES = parse_gpu_queues(env_str("GPU_QUEUES", ""))
+CELERY_TASK_ROUTES = ("leaderboard.core.routing.route_task", {"evaluator.*": {"queue": "gpu"}})
 CELERY_BEAT_SCHEDULE = {
     "sweep-runs": {"task": "evaluations.sweep", "schedule": 60.0},
     "reconcile-runs": {"task": "evaluations.reconcile", "schedule": 120.0},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Results of the run tasks (ids and states only, DESIGN §6) are kept a day for operators. Embedded
+# default: a folder; Redis settings (test, production, GPU worker) use the broker's Redis.
+CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{VAR_DIR / 'celery-results'}")
+CELERY_RESULT_EXPIRES = 24 * 3600
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-}
+# --- Observability -----------------------------------------------------------
+# LOG_FORMAT=json: one JSON object per line with request_id and run_id (production's default).
+LOG_FORMAT = env_str("LOG_FORMAT", "plain")
+LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
+LOGGING = build_logging(fmt=LOG_FORMAT, level=LOG_LEVEL)
+# Celery workers keep the formatter above instead of installing their own on the root logger.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+ACCESS_LOG = env_bool("ACCESS_LOG", False)  # a log line per request (production: on; gunicorn's is off)
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")  # set: /metrics needs "Authorization: Bearer <token>"
+METRICS_QUEUES = env_list("METRICS_QUEUES", ["default", "gpu"])  # Celery queues whose depth /metrics reports
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"

@@ -8,6 +8,8 @@ DEBUG = env_bool("DEBUG", True)
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 for _folder in {v for k, v in CELERY_BROKER_TRANSPORT_OPTIONS.items() if k.endswith("folder") or "_folder_" in k}:  # noqa: F405
     Path(_folder).mkdir(parents=True, exist_ok=True)  # the file broker needs its folders to exist
+if CELERY_RESULT_BACKEND.startswith("file://"):  # noqa: F405
+    Path(CELERY_RESULT_BACKEND[len("file://"):]).mkdir(parents=True, exist_ok=True)  # noqa: F405
 
 if not SEALED_ANSWER_KEYS:  # noqa: F405
     # Local runs keep a generated key beside the SQLite file so sealed demo

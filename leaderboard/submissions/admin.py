@@ -2,17 +2,20 @@ from django.contrib import admin
 
 from leaderboard.core.admin_actions import action_with_reason
 from leaderboard.core.audit import audit_record
+from leaderboard.results.cache import results_changed
 
 from .models import CustomCodeAllowance, ModelEntry, Submission
 
 
 def _hide(submission, *, actor, reason):
     Submission.objects.filter(pk=submission.pk).update(hidden=True)
+    results_changed()
     audit_record(actor=actor, action="hide", target=submission, reason=reason)
 
 
 def _flag(model, *, actor, reason):
     ModelEntry.objects.filter(pk=model.pk).update(flagged=True, flag_reason=reason)
+    results_changed()
     audit_record(actor=actor, action="flag", target=model, reason=reason)
 
 
@@ -35,6 +38,18 @@ class ModelEntryAdmin(admin.ModelAdmin):
     list_filter = ("model_type", "flagged", "hidden")
     search_fields = ("hub_id",)
     actions = [action_with_reason("flag_model", "Flag", _flag)]
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        results_changed()  # hidden, flagged and params show on the leaderboard and model pages
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        results_changed()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        results_changed()
 
 
 @admin.register(CustomCodeAllowance)

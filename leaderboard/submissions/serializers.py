@@ -15,6 +15,8 @@ class SubmissionInputSerializer(serializers.Serializer):
                                                  help_text="default: on for instruct and reasoning models")
     benchmarks = serializers.ListField(child=serializers.SlugField(), required=False)
     webhook_url = serializers.URLField(required=False, allow_blank=True, default="")
+    probe = serializers.BooleanField(default=False, help_text="also run the TS-Guessing memorization probe on "
+                                     "validation and test (about one short generation per question more)")
 
 
 class FailureSerializer(serializers.Serializer):

@@ -61,7 +61,7 @@ def _benchmark_versions(slugs):
 
 def submission_create(*, user, hub_id: str, revision: str = "main", precision: str = Precision.BFLOAT16,
                       model_type: str = ModelType.PRETRAINED, use_chat_template: bool | None = None,
-                      benchmarks=None, webhook_url: str = "") -> Submission:
+                      benchmarks=None, webhook_url: str = "", probe: bool = False) -> Submission:
     """Check everything, then store the submission and its runs in one transaction and queue them on commit."""
     try:
         hub_id = validate_hub_id(hub_id)
@@ -103,7 +103,7 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
         submission = Submission.objects.create(
             submitter=user, model=model, revision=revision, revision_sha=facts.revision_sha, precision=precision,
             model_type=model_type, use_chat_template=use_chat_template, benchmarks=slugs, webhook_url=webhook_url,
-        )
+            probe=probe)
         for version in versions:
             _queue_runs(submission=submission, version=version)
     return submission
@@ -113,7 +113,7 @@ def _queue_runs(*, submission, version):
     mode = "generate" if submission.model_type == ModelType.REASONING else "logprobs"
     common = dict(version=version, model_ref=submission.model.hub_id, model_revision=submission.revision_sha,
                   precision=submission.precision, use_chat_template=submission.use_chat_template, mode=mode,
-                  backend=settings.RUN_BACKEND)
+                  backend=settings.RUN_BACKEND, probe=submission.probe)
     splits = [(Split.VALIDATION, settings.SUBMISSION_VALIDATION_VARIANTS)]
     if Split.TEST in version.split_hashes and not selectors.test_run_exists(
             model=submission.model, revision_sha=submission.revision_sha, precision=submission.precision):

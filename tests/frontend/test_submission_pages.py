@@ -1,4 +1,6 @@
 """The submit form and the status page use the same services as the API."""
+import html
+
 import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
@@ -33,18 +35,32 @@ def test_it_works(signed_in, fake_hub, tiny_model_dir):
 
 
 def test_it_shows_the_servers_refusal_inline_and_stores_nothing(signed_in, fake_hub, snapshot):
-    import html
-
     from leaderboard.submissions.hub_ids import HubIdError, validate_hub_id
 
     with pytest.raises(HubIdError) as expected:
         validate_hub_id("demo-org/ti..ny")
     before = snapshot()
-    page = html.unescape(signed_in.post(reverse("submit"), form(hub_id="demo-org/ti..ny")).content.decode())
-    assert 'role="alert"' in page and str(expected.value) in page
-    page = html.unescape(signed_in.post(reverse("submit"), form(hub_id="demo-org/absent")).content.decode())
-    assert "no model 'demo-org/absent' on the hub" in page
+    response = signed_in.post(reverse("submit"), form(hub_id="demo-org/ti..ny"))
+    errors = field_errors(response)
+    assert list(errors) == ["hub_id"] and str(expected.value) in errors["hub_id"]
+    errors = field_errors(signed_in.post(reverse("submit"), form(hub_id="demo-org/absent")))
+    assert "no model 'demo-org/absent' on the hub" in errors["hub_id"]
+    errors = field_errors(signed_in.post(reverse("submit"), form(revision="bad..rev")))
+    assert list(errors) == ["revision"] and "revision" in errors["revision"]
     assert snapshot() == before
+
+
+def field_errors(response):
+    """field name -> its inline error text: each .field-error sits in the .field of its input."""
+    import re
+
+    page = html.unescape(response.content.decode())
+    assert 'id="submit-form"' in page
+    out = {}
+    for block in re.findall(r'<div class="field has-error">(.*?)</div>\s*(?=<div class="field|<button)', page, re.S):
+        name = re.search(r'name="(\w+)"', block).group(1)
+        out[name] = " ".join(re.findall(r'<p class="field-error[^"]*"[^>]*>(.*?)</p>', block, re.S))
+    return out
 
 
 def test_it_handles_anonymous_users(client, demo_loaded):
@@ -59,8 +75,26 @@ def test_status_page_shows_failure_reason_without_sealed_content(client, signed_
     signed_in.post(reverse("submit"), form())
     submission = Submission.objects.get()
     EvaluationRun.objects.filter(submission=submission, split="test").update(
-        status=RunStatus.FAILED, failure_code=FailureCode.OUT_OF_MEMORY, failure_reason="OUT_OF_MEMORY after 3 attempts.",
+        status=RunStatus.FAILED, failure_code=FailureCode.OUT_OF_MEMORY,
+        failure_reason="OUT_OF_MEMORY after 3 attempts.",
         log_excerpt="OutOfMemoryError (details withheld: sealed split)")
     page = client.get(reverse("submission-status", args=[submission.pk])).content.decode()
     assert "OUT_OF_MEMORY" in page and "details withheld" in page
+    failure = page.split('id="failure-reason"')[1].split("</div>")[0]
+    assert "hidden" not in failure.split(">")[0] and "smaller" in failure  # what to do about it
     assert_no_sealed_content(page)
+
+
+def test_status_page_has_live_progress_queue_position_and_eta(client, signed_in, fake_hub, tiny_model_dir):
+    from tests.support.fake_hub import files_from_folder
+
+    fake_hub.add_repo("demo-org/tiny", repo_type="model", files=files_from_folder(tiny_model_dir), license="mit")
+    signed_in.post(reverse("submit"), form())
+    submission = Submission.objects.get()
+    run = submission.runs.order_by("pk").first()
+    EvaluationRun.objects.filter(pk=run.pk).update(progress_done=100, progress_total=480)
+    page = client.get(reverse("submission-status", args=[submission.pk])).content.decode()
+    assert f'<progress id="run-progress-{run.pk}" max="480" value="100">' in page
+    assert '<dd id="queue-position">1 (next to start)</dd>' in page and 'id="eta"' in page
+    assert 'id="failure-reason" class="failure" role="alert" hidden' in page
+    assert "pages/submission_status.js" in page and f'data-api="/api/v1/submissions/{submission.pk}/"' in page

@@ -32,6 +32,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
         parser.add_argument("--mode", default="logprobs", choices=["logprobs", "generate"])
         parser.add_argument("--chat-template", action="store_true", help="wrap prompts in the tokenizer's chat template")
+        parser.add_argument("--probe", action="store_true",
+                            help="also run the TS-Guessing memorization probe (one short generation per question)")
         parser.add_argument("--no-efficiency", action="store_true", help="skip the efficiency measurements")
         parser.add_argument("--line", action="store_true", help="print one summary line instead of JSON")
         parser.add_argument("--skip-if-done", action="store_true",
@@ -56,7 +58,7 @@ class Command(BaseCommand):
                 version=version, split=o["split"], model_ref=o["model"], model_revision=o["revision"],
                 backend=o["backend"], precision=o["dtype"], template=o["template"], shots=o["shots"],
                 variants=variants, seed=o["seed"], mode=o["mode"],
-                use_chat_template=o["chat_template"],
+                use_chat_template=o["chat_template"], probe=o["probe"],
             )
         except services.RunConfigError as exc:
             raise CommandError(str(exc), returncode=2) from None

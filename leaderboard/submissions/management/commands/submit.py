@@ -21,6 +21,7 @@ class Command(BaseCommand):
         chat.add_argument("--chat-template", dest="chat", action="store_true", default=None)
         chat.add_argument("--no-chat-template", dest="chat", action="store_false")
         parser.add_argument("--benchmark", action="append", dest="benchmarks", help="repeatable; default mobile-mmlu")
+        parser.add_argument("--probe", action="store_true", help="also run the memorization probe")
 
     def handle(self, *args, **o):
         user = get_user_model().objects.filter(username=o["user"]).first()
@@ -29,7 +30,8 @@ class Command(BaseCommand):
         try:
             submission = services.submission_create(
                 user=user, hub_id=o["hub_id"], revision=o["revision"], precision=o["precision"],
-                model_type=o["model_type"], use_chat_template=o["chat"], benchmarks=o["benchmarks"])
+                model_type=o["model_type"], use_chat_template=o["chat"], benchmarks=o["benchmarks"],
+                probe=o["probe"])
         except SubmissionError as exc:
             raise CommandError(f"{exc.code}: {exc.message}" + (f" — {exc.hint}" if exc.hint else ""),
                                returncode=2) from None

@@ -1,0 +1,1 @@
+"""What each page's script receives through json_script, built from selectors (one module per page)."""

@@ -1,0 +1,87 @@
+"""The compare page: a models × topics accuracy heatmap (the paper's Fig. 18) and size against
+accuracy, measured here on Mobile-MMLU beside the paper's reported Mobile-MMLU and MMLU figures
+(the paper's Figs. 11-12). Open split only: per-topic sealed figures are never published."""
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.results import selectors as results_selectors
+
+from .. import selectors
+from ..paper import PAPER_PARAMS_B
+from . import leaderboard as board
+
+MAX_MODELS = 8
+
+
+def parse_models(raw: str) -> list[str]:
+    out = []
+    for hub_id in (raw or "").split(","):
+        hub_id = hub_id.strip()
+        if hub_id and hub_id not in out:
+            out.append(hub_id)
+    return out[:MAX_MODELS]
+
+
+def chosen_results(*, benchmark, hub_ids, shots=0):
+    """(found results in the asked order, hub ids without a visible open-split result)."""
+    found, missing = [], []
+    for hub_id in hub_ids:
+        result = None if selectors.model_hidden(hub_id=hub_id) else selectors.latest_result(
+            hub_id=hub_id, benchmark=benchmark, split="validation", shots=shots)
+        (found if result is not None else missing).append(result or hub_id)
+    return found, missing
+
+
+def heatmap(*, benchmark, results) -> dict:
+    topics = sorted(bench_selectors.topic_index(benchmark=benchmark), key=lambda t: t.order)
+    cells = selectors.board_topic_cells(results=results)
+    return {"models": [r.hub_id for r in results], "topics": [t.name for t in topics],
+            "slugs": [t.slug for t in topics],
+            "z": [[cells[r.pk].get(t.slug, {}).get("accuracy") for t in topics] for r in results],
+            "n": [[cells[r.pk].get(t.slug, {}).get("n") for t in topics] for r in results]}
+
+
+def scatter(*, benchmark, chosen_ids) -> dict:
+    """Measured points come from the (cached) board payload; the paper's from its reported rows."""
+    data = board.board_payload(benchmark=benchmark, split="validation", shots=0)
+    f = {name: i for i, name in enumerate(data["fields"])}
+    measured = [r for r in data["rows"] if r[f["source"]] == 0 and r[f["params"]] and r[f["accuracy"]] is not None]
+    paper = {}
+    for slug in ("mobile-mmlu", "mmlu"):
+        paper[slug] = [[r["hub_id"], PAPER_PARAMS_B[r["hub_id"]], r["accuracy"]]
+                       for r in results_selectors.reported_rows(benchmark_slug=slug)
+                       if r["hub_id"] in PAPER_PARAMS_B]
+    return {"benchmark": benchmark.name,
+            "measured": [[r[f["hub_id"]], round(r[f["params"]] / 1e9, 3), r[f["accuracy"]],
+                          int(r[f["hub_id"]] in chosen_ids)] for r in measured],
+            "paper_mobile_mmlu": paper["mobile-mmlu"], "paper_mmlu": paper["mmlu"]}
+
+
+def summaries(heat, points) -> dict:
+    out = {}
+    models, z = heat["models"], heat["z"]
+    if models:
+        leads = {m: 0 for m in models}
+        gap, gap_topic = -1, None
+        for j, topic in enumerate(heat["topics"]):
+            column = [(row[j], m) for row, m in zip(z, models) if row[j] is not None]
+            if not column:
+                continue
+            leads[max(column)[1]] += 1
+            spread = max(column)[0] - min(column)[0]
+            if spread > gap:
+                gap, gap_topic = spread, topic
+        leader = max(leads, key=leads.get)
+        out["heatmap"] = (f"Accuracy of {len(models)} model{'s' if len(models) != 1 else ''} on {len(heat['topics'])} "
+                          f"topics (validation split, 0-shot). {leader} is best on {leads[leader]} topics"
+                          + (f"; the widest gap between the models is on {gap_topic} ({gap:.1f} points)."
+                             if len(models) > 1 and gap_topic else "."))
+    else:
+        out["heatmap"] = "No model chosen has an open-split result on this benchmark."
+    mobile = {name: acc for name, _, acc in points["paper_mobile_mmlu"]}
+    mmlu = {name: acc for name, _, acc in points["paper_mmlu"]}
+    both = [name for name in mobile if name in mmlu]
+    higher = sum(1 for name in both if mmlu[name] > mobile[name])
+    compared = sum(p[3] for p in points["measured"])
+    out["scatter"] = (f"{len(points['measured'])} models measured here with a known size ({compared} of them "
+                      f"compared), beside {len(both)} models reported by the paper: for {higher} of those "
+                      f"{len(both)}, the paper's MMLU accuracy is above their Mobile-MMLU accuracy.")
+    return out

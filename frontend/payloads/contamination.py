@@ -1,0 +1,45 @@
+"""The contamination page: Δ (test − validation, points) per model revision with its 95% interval and
+flag, most suspicious first, and the board-wide mean Δ over time (an ageing validation set shows as
+a downward drift)."""
+from leaderboard.contamination import selectors as contamination_selectors
+
+CHART_ROWS = 40
+REVISION_CHARS = 12
+
+
+def page_data(*, benchmark, shots) -> tuple[dict, list[dict]]:
+    rows = contamination_selectors.board(benchmark=benchmark, shots=shots)
+    history = contamination_selectors.board_history(benchmark=benchmark, shots=shots)
+    delta0 = rows[0]["delta0"] if rows else round(100 * contamination_selectors.delta0(benchmark=benchmark,
+                                                                                         shots=shots), 2)
+    data = {
+        "benchmark": benchmark.name, "shots": shots, "delta0": delta0, "total": len(rows),
+        "delta": [[r["hub_id"], (r["revision"] or "")[:REVISION_CHARS], r["precision"], r["delta"], r["ci95_low"],
+                   r["ci95_high"], r["z"], int(bool(r["flagged"] or r["flag_reasons"]))] for r in rows[:CHART_ROWS]],
+        "history": [[p["date"].isoformat(), p["mean_delta"], p["models"]] for p in history],
+    }
+    return data, rows
+
+
+def summaries(data, rows) -> dict:
+    out = {}
+    flagged = sum(1 for r in rows if r["flagged"] or r["flag_reasons"])
+    if rows:
+        worst = rows[0]
+        plural = "s" if len(rows) != 1 else ""
+        out["delta"] = (f"{len(rows)} model revision{plural} with a validation and a sealed test result; "
+                        f"{flagged} flagged for possible contamination. The chart shows the "
+                        f"{min(len(rows), CHART_ROWS)} most suspicious (lowest z). Most suspicious: {worst['hub_id']}, "
+                        f"Δ = {worst['delta']:+.1f} points (95% interval {worst['ci95_low']} to {worst['ci95_high']}), "
+                        f"z = {worst['z']}. δ₀ = {data['delta0']:+.2f} points.")
+    else:
+        out["delta"] = "No model has both a validation and a sealed test result yet, so there is no Δ to show."
+    h = data["history"]
+    if h:
+        out["history"] = (f"Mean Δ across the board on {len(h)} day{'s' if len(h) != 1 else ''} with new results: "
+                          f"first {h[0][1]:+.2f} points ({h[0][0]}, {h[0][2]} models), latest {h[-1][1]:+.2f} points "
+                          f"({h[-1][0]}, {h[-1][2]} models). A steady fall would mean the open validation set is "
+                          f"ageing into training data.")
+    else:
+        out["history"] = "No Δ history yet."
+    return out

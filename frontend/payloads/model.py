@@ -1,0 +1,129 @@
+"""The model page: one chosen run's breakdown (categories, subcategories, topics, variants) and the
+model's runs, history, Δ, efficiency and reproducibility. Sealed runs: overall only (the selector
+returns nothing below it)."""
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.results import display
+from leaderboard.results.models import Level
+
+VARIANT_ORDER = ["original", "fixed-A", "fixed-B", "fixed-C", "fixed-D", "R1", "R2", "R3", "R4"]
+EFFICIENCY_ROWS = [  # (key, label, format)
+    ("load_seconds", "Load time", "{:.1f} s"),
+    ("prefill_tokens_per_s", "Prefill throughput", "{:,.0f} tokens/s"),
+    ("batch1_latency_s.p50", "Batch-1 latency per question (median)", "{:.3f} s"),
+    ("batch1_latency_s.p95", "Batch-1 latency per question (p95)", "{:.3f} s"),
+    ("peak_memory_bytes", "Peak memory", "bytes"),
+    ("weight_bytes", "Weights", "bytes"),
+    ("param_count", "Parameters counted", "{:,}"),
+    ("energy_j_per_question", "Energy per question", "{:.2f} J"),
+]
+
+
+def choose_result(results, run_id=None):
+    """The run whose breakdown the page shows: the one asked for, else the newest open-split run
+    (Mobile-MMLU first), else the newest run."""
+    if run_id is not None:
+        return next((r for r in results if r.run_id == run_id), None)
+    open_runs = [r for r in results if not display.is_sealed(r.split)]
+    preferred = [r for r in open_runs if r.benchmark.slug == "mobile-mmlu"] or open_runs or results
+    return preferred[0] if preferred else None
+
+
+def _get(data, dotted):
+    for part in dotted.split("."):
+        if not isinstance(data, dict):
+            return None
+        data = data.get(part)
+    return data
+
+
+def _bytes(value):
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:,.1f} {unit}" if unit != "B" else f"{value:,} B"
+        value /= 1024
+
+
+def efficiency_rows(efficiency: dict) -> list[tuple[str, str]]:
+    out = []
+    for key, label, fmt in EFFICIENCY_ROWS:
+        value = _get(efficiency or {}, key)
+        if value is None:
+            continue
+        out.append((label, _bytes(value) if fmt == "bytes" else fmt.format(value)))
+    return out
+
+
+def breakdown(result, cells) -> dict:
+    """Chart data of an open-split run: categories and subcategories (primary variant) and the
+    accuracy of every variant overall and per category."""
+    primary = result.primary_variant
+    levels = {Level.CATEGORY: [], Level.SUBCATEGORY: [], Level.TOPIC: []}
+    by_variant = {}
+    for c in cells:
+        if c["variant"] == primary and c["level"] in levels:
+            levels[c["level"]].append(c)
+        if c["level"] in (Level.OVERALL, Level.CATEGORY):
+            by_variant.setdefault(c["variant"], {})[c["key"]] = c["accuracy"]
+    taxonomy = sorted(bench_selectors.topic_index(benchmark=result.benchmark), key=lambda t: t.order)
+    order = {t.slug: i for i, t in enumerate(taxonomy)}
+    cat_order = {}
+    for t in taxonomy:
+        cat_order.setdefault(t.subcategory.category.slug, len(cat_order))
+    categories = sorted(levels[Level.CATEGORY], key=lambda c: cat_order.get(c["key"], 99))
+    cat_names = {c["key"]: c["name"] for c in categories}
+    subcategories = sorted(levels[Level.SUBCATEGORY],
+                           key=lambda c: (cat_order.get(c["key"].split("/")[0], 99), c["name"]))
+    topics = sorted(levels[Level.TOPIC], key=lambda c: order.get(c["key"], 999))
+    variants = [v for v in VARIANT_ORDER if v in by_variant] + sorted(v for v in by_variant if v not in VARIANT_ORDER)
+    columns = [("", "Overall")] + [(c["key"], c["name"]) for c in categories]
+    pick = ("key", "name", "n", "correct", "accuracy", "ci95_low", "ci95_high")
+    return {
+        "categories": [{k: c[k] for k in pick} for c in categories],
+        "subcategories": [{**{k: c[k] for k in pick}, "category": cat_names.get(c["key"].split("/")[0], "")}
+                          for c in subcategories],
+        "topics": topics,
+        "variants": {"names": variants, "columns": [name for _, name in columns],
+                     "z": [[by_variant[v].get(key) for key, _ in columns] for v in variants]},
+    }
+
+
+def robustness(data) -> dict | None:
+    """Spread of the overall accuracy across variants (max − min), from the heatmap's first column."""
+    overall = [row[0] for row in data["variants"]["z"] if row and row[0] is not None]
+    if len(overall) < 2:
+        return None
+    names = data["variants"]["names"]
+    z = [row[0] for row in data["variants"]["z"]]
+    best, worst = names[z.index(max(overall))], names[z.index(min(overall))]
+    return {"spread": round(max(overall) - min(overall), 2), "best": best, "worst": worst,
+            "high": max(overall), "low": min(overall)}
+
+
+def _extremes(cells):
+    scored = [c for c in cells if c["accuracy"] is not None]
+    if not scored:
+        return None
+    hi = max(scored, key=lambda c: c["accuracy"])
+    lo = min(scored, key=lambda c: c["accuracy"])
+    return hi, lo
+
+
+def summaries(data, robustness) -> dict:
+    """Text beside each chart (what a reader who cannot see it needs)."""
+    where = f"{data['benchmark']}, {data['split']} split, {data['shots']}-shot, run {data['run_id']}"
+    out = {}
+    ext = _extremes(data["categories"])
+    out["radar"] = (f"Accuracy in {len(data['categories'])} categories ({where}): highest {ext[0]['name']} "
+                    f"({ext[0]['accuracy']}%), lowest {ext[1]['name']} ({ext[1]['accuracy']}%)."
+                    if ext else "No category figures for this run.")
+    ext = _extremes(data["subcategories"])
+    out["subcategories"] = (f"{len(data['subcategories'])} subcategories with 95% intervals: highest "
+                            f"{ext[0]['name']} ({ext[0]['accuracy']}%), lowest {ext[1]['name']} "
+                            f"({ext[1]['accuracy']}%)." if ext else "No subcategory figures for this run.")
+    if robustness:
+        out["variants"] = (f"Overall accuracy across {len(data['variants']['names'])} answer orders ranges from "
+                           f"{robustness['low']}% ({robustness['worst']}) to {robustness['high']}% "
+                           f"({robustness['best']}): a spread of {robustness['spread']} points.")
+    else:
+        out["variants"] = "This run evaluated one answer order only, so there is no order-robustness spread."
+    return out

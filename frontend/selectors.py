@@ -1,0 +1,143 @@
+"""Reads the pages need on top of the apps' selectors: summaries across a board's models.
+
+Everything here aggregates the stored aggregate rows in the database (never per-question data),
+in a fixed number of queries whatever the number of models. Per-topic figures are refused for
+the sealed split, as in leaderboard.results.selectors.topic_table.
+"""
+from django.db.models import Avg, Count, F, FloatField, Max, Min, Sum
+from django.db.models.functions import Cast
+
+from leaderboard.benchmarks.models import Topic
+from leaderboard.results import display
+from leaderboard.results import selectors as results_selectors
+from leaderboard.results.models import Level, ResultAggregate, RunResult
+
+
+def board_fingerprint(*, benchmark, split, shots) -> str:
+    """Changes whenever a result is written to or removed from a board. Reads the results table alone
+    (its index), so it stays cheap whatever the planner knows; hides and flags reach cached pages
+    through the results cache generation instead (results_changed())."""
+    version = benchmark.versions.order_by("-number").first()
+    agg = RunResult.objects.filter(benchmark_version=version, split=split, shots=shots).aggregate(
+        count=Count("pk"), last=Max("pk"), scored=Max("scored_at"))
+    scored = agg["scored"].isoformat() if agg["scored"] else "-"
+    return f"v{version.pk if version else 0}:{agg['count']}:{agg['last']}:{scored}"
+
+
+def board_shots(*, benchmark) -> list[int]:
+    """Shot settings that have results on the benchmark (0 always offered)."""
+    shots = set(RunResult.objects.filter(benchmark=benchmark).values_list("shots", flat=True).distinct())
+    return sorted(shots | {0})
+
+
+def _refuse_sealed(split):
+    if display.is_sealed(split):
+        raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
+
+
+def _percent(correct, n):
+    return round(100 * correct / n, 2) if n else None
+
+
+def open_board(*, benchmark, split="validation", shots=0) -> dict[int, tuple[str, str, str]]:
+    """result id -> (hub_id, revision, precision) of an open-split board: the latest visible result per
+    (model, revision, precision), as results.selectors.leaderboard picks them, without loading the
+    runs' JSON fields (a page over 1,000 models needs only these columns)."""
+    _refuse_sealed(split)
+    version = benchmark.versions.order_by("-number").first()
+    rows = (results_selectors.visible_results(benchmark_version=version, split=split, shots=shots)
+            .values_list("pk", "hub_id", "revision", "precision"))
+    out, seen = {}, set()
+    for pk, *key in rows:  # newest first
+        if tuple(key) not in seen:
+            seen.add(tuple(key))
+            out[pk] = tuple(key)
+    return out
+
+
+def topic_summary(*, benchmark, split="validation", shots=0, variant="original") -> list[dict]:
+    """Per topic, across the board's models: the mean of the models' accuracies, its spread and the
+    pooled accuracy, in taxonomy order. Topics nobody was scored on have models = 0."""
+    ids = list(open_board(benchmark=benchmark, split=split, shots=shots))
+    ratio = Cast("correct", FloatField()) / Cast("n", FloatField())
+    cells = {row["key"]: row for row in (
+        ResultAggregate.objects.filter(result_id__in=ids, level=Level.TOPIC, variant=variant, n__gt=0)
+        .values("key").annotate(models=Count("id"), n_sum=Sum("n"), correct_sum=Sum("correct"), mean=Avg(ratio),
+                                low=Min(ratio), high=Max(ratio)))}
+    out = []
+    for topic in Topic.objects.filter(benchmark=benchmark).select_related("subcategory__category").order_by("order"):
+        cell = cells.get(topic.slug) or {"models": 0, "n_sum": 0, "correct_sum": 0, "mean": None, "low": None,
+                                         "high": None}
+        out.append({"slug": topic.slug, "topic": topic.name, "subcategory": topic.subcategory.name,
+                    "category": topic.subcategory.category.name, "models": cell["models"], "n": cell["n_sum"],
+                    "pooled": _percent(cell["correct_sum"], cell["n_sum"]),
+                    **{k: None if cell[k] is None else round(100 * cell[k], 2) for k in ("mean", "low", "high")},
+                    "published_mrscore": topic.published_mrscore})
+    return out
+
+
+def topic_across_models(*, benchmark, topic, split="validation", shots=0, variant="original") -> list[dict]:
+    """One topic's accuracy for each of the board's models, best first."""
+    board = open_board(benchmark=benchmark, split=split, shots=shots)
+    aggs = ResultAggregate.objects.filter(result_id__in=list(board), level=Level.TOPIC, key=topic.slug,
+                                          variant=variant).values_list("result_id", "n", "correct")
+    rows = [{"hub_id": board[rid][0], "revision": board[rid][1], "precision": board[rid][2],
+             **display.cell(split=split, n=n, correct=correct)} for rid, n, correct in aggs]
+    return sorted(rows, key=lambda r: (-(r["accuracy"] or 0), r["hub_id"]))
+
+
+def board_topic_cells(*, results, variant="original") -> dict[int, dict[str, dict]]:
+    """result id -> topic slug -> display cell, for a handful of results (the compare page). Open splits only."""
+    for r in results:
+        _refuse_sealed(r.split)
+    out = {r.pk: {} for r in results}
+    for a in ResultAggregate.objects.filter(result__in=list(out), level=Level.TOPIC, variant=variant):
+        out[a.result_id][a.key] = {"name": a.name, **display.cell(split="validation", n=a.n, correct=a.correct)}
+    return out
+
+
+def latest_result(*, hub_id, benchmark, split="validation", shots=0):
+    """A model's newest visible result on a board (any revision or precision), or None."""
+    version = benchmark.versions.order_by("-number").first()
+    return results_selectors.visible_results(hub_id=hub_id, benchmark_version=version, split=split,
+                                             shots=shots).first()
+
+
+def overall_cells(*, results, variant="original") -> dict[int, dict]:
+    """result id -> overall display cell (primary variant unless one is named)."""
+    out = {}
+    by_pk = {r.pk: r for r in results}
+    for a in ResultAggregate.objects.filter(result__in=list(by_pk), level=Level.OVERALL):
+        result = by_pk[a.result_id]
+        if a.variant == (variant or result.primary_variant):
+            out[a.result_id] = display.cell(split=result.split, n=a.n, correct=a.correct)
+    return out
+
+
+def models_with_results(*, benchmark, split="validation", shots=0, limit=None) -> list[str]:
+    """Hub ids on an open-split board, best first by overall accuracy (the compare page's chooser)."""
+    ids = list(open_board(benchmark=benchmark, split=split, shots=shots))
+    rows = (ResultAggregate.objects.filter(result_id__in=ids, level=Level.OVERALL, n__gt=0,
+                                          variant=F("result__primary_variant"))
+            .annotate(acc=Cast("correct", FloatField()) / Cast("n", FloatField()))
+            .order_by("-acc", "result__hub_id").values_list("result__hub_id", flat=True))
+    seen, out = set(), []
+    for hub_id in rows:
+        if hub_id not in seen:
+            seen.add(hub_id)
+            out.append(hub_id)
+    return out[:limit] if limit else out
+
+
+def model_get(*, hub_id):
+    """The model entry, or None; a hidden model is treated as absent."""
+    from leaderboard.submissions.models import ModelEntry
+
+    model = ModelEntry.objects.filter(hub_id=hub_id).first()
+    return None if model is not None and model.hidden else model
+
+
+def model_hidden(*, hub_id) -> bool:
+    from leaderboard.submissions.models import ModelEntry
+
+    return ModelEntry.objects.filter(hub_id=hub_id, hidden=True).exists()

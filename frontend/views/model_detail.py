@@ -1,0 +1,49 @@
+"""A model's page: radar, subcategory bars and the variant heatmap of one chosen run (open split),
+its topic table, all its runs, run history with score differences, Δ, efficiency, reproducibility."""
+from django.http import Http404
+from django.shortcuts import render
+from django.views.decorators.gzip import gzip_page
+
+from leaderboard.contamination import selectors as contamination_selectors
+from leaderboard.results import display
+from leaderboard.results import selectors as results_selectors
+
+from .. import selectors
+from ..payloads import model as payload
+
+
+@gzip_page
+def model_detail(request, hub_id):
+    model = selectors.model_get(hub_id=hub_id)
+    if model is None and selectors.model_hidden(hub_id=hub_id):
+        raise Http404("No such model.")
+    results = results_selectors.model_results(hub_id=hub_id)
+    if model is None and not results:
+        raise Http404("No such model.")
+    run_id = request.GET.get("run")
+    if run_id is not None and not run_id.isdigit():
+        raise Http404("No such run.")
+    chosen = payload.choose_result(results, int(run_id) if run_id else None)
+    if run_id and chosen is None:
+        raise Http404("No such run of this model.")
+    overall = selectors.overall_cells(results=results, variant=None)
+    runs = [{"result": r, "sealed": display.is_sealed(r.split), **overall.get(r.pk, display.cell(
+        split=r.split, n=0, correct=0))} for r in results]
+    data, topics, robustness = None, [], None
+    if chosen is not None and not display.is_sealed(chosen.split):
+        breakdown = payload.breakdown(chosen, results_selectors.result_cells(result=chosen))
+        topics = breakdown.pop("topics")
+        data = {"hub_id": hub_id, "run_id": chosen.run_id, "benchmark": chosen.benchmark.name,
+                "split": chosen.split, "shots": chosen.shots, "variant": chosen.primary_variant, **breakdown}
+        robustness = payload.robustness(data)
+        data["summaries"] = payload.summaries(data, robustness)
+    contamination = contamination_selectors.model_contamination(hub_id=hub_id)
+    return render(request, "frontend/model_detail.html", {
+        "hub_id": hub_id, "model": model, "runs": runs, "chosen": chosen,
+        "chosen_sealed": chosen is not None and display.is_sealed(chosen.split), "data": data, "topics": topics,
+        "robustness": robustness, "history": results_selectors.model_history(hub_id=hub_id),
+        "deltas": contamination["latest"], "delta_history": contamination["history"],
+        "efficiency": payload.efficiency_rows(chosen.run.efficiency if chosen else {}),
+        "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
+        "sealed_note": display.SEALED_BREAKDOWN_NOTE,
+    })

@@ -1,0 +1,66 @@
+"""OpenAPI post-processing: document the error responses DRF gives on every API.
+
+drf-spectacular documents success responses only, unless a view says more. But DRF answers
+400 (invalid query or body), 401/403 (bad credentials, not allowed), 404 (unknown object, or an
+unknown `?format=`) and 429 (throttled), with `{"detail": ...}` (400: field -> messages) as JSON,
+or as CSV where the client asked for CSV. A client generated from the schema (or schemathesis)
+must find them documented. Responses a view documents itself are left as they are.
+"""
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers
+
+DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
+VALIDATION = {"type": "object", "description": "field name -> list of messages (or {'detail': message})",
+              "additionalProperties": {}}
+DESCRIPTIONS = {"400": "Invalid query or request body.", "401": "Missing or invalid credentials.",
+                "403": "Not allowed.", "404": "No such object (named in the path or query), or an unknown `format`.",
+                "429": "Throttled: retry after the number of seconds in the Retry-After header."}
+
+
+def _codes(operation):
+    params = operation.get("parameters", [])
+    codes = ["429"]
+    if operation.get("requestBody") or any(p["in"] == "query" and p["name"] != "format" for p in params):
+        codes.append("400")
+    if operation.get("security"):
+        codes += ["401", "403"]
+    if any(p["in"] in ("path", "query") for p in params):  # an unknown object named there, or ?format=
+        codes.append("404")
+    return sorted(codes)
+
+
+def document_error_responses(result, generator, request, public):
+    result.setdefault("components", {}).setdefault("schemas", {}).update(
+        ErrorDetail=DETAIL, ValidationErrors=VALIDATION)
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            responses = operation.setdefault("responses", {})
+            success = next((r for code, r in responses.items() if code.startswith("2")), {})
+            csv_too = "text/csv" in success.get("content", {})
+            for code in _codes(operation):
+                if code in responses:
+                    if code == "400":  # a view's own 400 body, or DRF's field -> messages from its serializers
+                        for media in responses[code].get("content", {}).values():
+                            if "schema" in media and "anyOf" not in media["schema"]:
+                                media["schema"] = {"anyOf": [media["schema"],
+                                                             {"$ref": "#/components/schemas/ValidationErrors"}]}
+                    continue
+                ref = {"$ref": "#/components/schemas/" + ("ValidationErrors" if code == "400" else "ErrorDetail")}
+                content = {"application/json": {"schema": ref}}
+                if csv_too:
+                    content["text/csv"] = {"schema": {"type": "string"}}
+                responses[code] = {"description": DESCRIPTIONS[code], "content": content}
+    return result
+
+
+def paginated(serializer_class, name=None):
+    """Schema of a LimitOffsetPagination page of serializer_class, for APIViews that paginate by hand
+    (drf-spectacular only knows pagination on generic list views). Give such an operation an explicit
+    `operation_id` ending in `_list`: a non-list response would otherwise name it `_retrieve`."""
+    name = name or serializer_class.__name__.removesuffix("Serializer")
+    return inline_serializer(f"Paginated{name}List", fields={
+        "count": serializers.IntegerField(),
+        "next": serializers.CharField(allow_null=True, help_text="URL of the next page"),
+        "previous": serializers.CharField(allow_null=True, help_text="URL of the previous page"),
+        "results": serializer_class(many=True),
+    })

@@ -1,0 +1,91 @@
+"""Admin for the contamination monitor. δ₀ is set with a reason (audited), either typed in or as the mean Δ
+of chosen reference models. Sealed figures appear only as the rounded Δ, never as raw test counts."""
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.template.response import TemplateResponse
+
+from leaderboard.core.admin_actions import ReasonForm
+
+from . import services, stats
+from .models import DeltaOffset, DeltaPoint, LadderDecision
+
+
+class _ReadOnly(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.action(description="Set δ₀ to the mean Δ of the selected reference models", permissions=["view"])
+def set_delta0_from_reference(modeladmin, request, queryset):
+    if not request.user.has_perm("contamination.add_deltaoffset"):
+        modeladmin.message_user(request, "Setting δ₀ needs the 'add delta offset' permission.", messages.ERROR)
+        return None
+    form = ReasonForm(request.POST if "apply" in request.POST else None)
+    if form.is_valid():
+        try:
+            offset = services.delta_offset_from_reference(points=queryset.select_related("benchmark"),
+                                                          actor=request.user, reason=form.cleaned_data["reason"])
+        except ValueError as exc:
+            modeladmin.message_user(request, str(exc), messages.ERROR)
+            return None
+        modeladmin.message_user(request, f"{offset} is now in force.", messages.SUCCESS)
+        return None
+    return TemplateResponse(request, "admin/action_reason.html", {
+        **modeladmin.admin_site.each_context(request), "title": "Set δ₀ from reference models", "form": form,
+        "targets": list(queryset), "skipped": 0, "action": "set_delta0_from_reference",
+        "selected": request.POST.getlist(helpers.ACTION_CHECKBOX_NAME), "opts": modeladmin.model._meta})
+
+
+@admin.register(DeltaPoint)
+class DeltaPointAdmin(_ReadOnly):
+    list_display = ("hub_id", "revision", "precision", "benchmark", "shots", "delta_points", "computed_at")
+    list_filter = ("benchmark", "shots")
+    search_fields = ("hub_id",)
+    fields = ("hub_id", "revision", "precision", "benchmark", "shots", "validation_run", "test_run", "delta_points",
+              "computed_at")
+    readonly_fields = fields
+    actions = [set_delta0_from_reference]
+
+    @admin.display(description="Δ (points)")
+    def delta_points(self, obj):
+        return f"{100 * stats.delta_stats(obj.correct_v, obj.n_v, obj.correct_t, obj.n_t).delta:+.1f}"
+
+
+class DeltaOffsetForm(forms.ModelForm):
+    class Meta:
+        model = DeltaOffset
+        fields = ("benchmark", "shots", "value", "reason")
+
+
+@admin.register(DeltaOffset)
+class DeltaOffsetAdmin(admin.ModelAdmin):
+    form = DeltaOffsetForm
+    list_display = ("benchmark", "shots", "value", "set_by", "set_at", "reason")
+    list_filter = ("benchmark",)
+
+    def save_model(self, request, obj, form, change):
+        # Through the service: the audit record is written with the row.
+        d = form.cleaned_data
+        saved = services.delta_offset_set(benchmark=d["benchmark"], shots=d["shots"], value=d["value"],
+                                          actor=request.user, reason=d["reason"])
+        obj.pk = saved.pk
+
+    def has_change_permission(self, request, obj=None):
+        return obj is None  # history: a new value is a new row
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(LadderDecision)
+class LadderDecisionAdmin(_ReadOnly):
+    list_display = ("display", "shown_run", "candidate_run", "n", "moved", "decided_at")
+    fields = ("display", "shown_run", "candidate_run", "n", "moved", "decided_at")
+    readonly_fields = fields

@@ -1,0 +1,86 @@
+"""Contamination API: Δ per model (with SE, CI, z, flag, probe rates), a model's Δ history and the
+board-wide mean Δ over time. `?format=csv` streams the tables."""
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.api_schema import paginated
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.mrscore.renderers import CSVRenderer
+from leaderboard.results import csv as results_csv
+from leaderboard.results.apis import FORMAT_PARAM
+from leaderboard.submissions.models import ModelEntry
+
+from . import selectors
+from .serializers import (BoardHistoryPointSerializer, BoardQuerySerializer, DeltaRowSerializer,
+                          ModelContaminationSerializer)
+
+BOARD_COLUMNS = ["hub_id", "revision", "precision", "benchmark", "shots", "variant", "validation_accuracy",
+                 "validation_n", "test_accuracy", "test_n", "delta", "se", "ci95_low", "ci95_high", "delta0", "z",
+                 "flagged", "significant_topics", "probe_validation_rate", "probe_test_rate", "probe_z",
+                 "computed_at"]
+HISTORY_COLUMNS = ["date", "mean_delta", "models"]
+
+
+def _flat(row):
+    probe = row["probe"] or {}
+    return {**row, "validation_accuracy": row["validation"]["accuracy"], "validation_n": row["validation"]["n"],
+            "test_accuracy": row["test"]["accuracy"], "test_n": row["test"]["n"],
+            "significant_topics": ";".join(t["topic_slug"] for t in row["topics"]["significant"]),
+            "probe_validation_rate": (probe.get("validation") or {}).get("rate"),
+            "probe_test_rate": (probe.get("test") or {}).get("rate"), "probe_z": probe.get("z")}
+
+
+class _Base(APIView):
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
+
+    def query(self, request):
+        query = BoardQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = dict(query.validated_data)
+        benchmark = bench_selectors.benchmark_get(slug=q.pop("benchmark"))
+        if benchmark is None:
+            raise NotFound("No such benchmark; see /api/v1/benchmarks/ for the slugs.")
+        return benchmark, q
+
+    def wants_csv(self, request):
+        return getattr(request.accepted_renderer, "format", "") == "csv"
+
+
+class BoardApi(_Base):
+    @extend_schema(parameters=[BoardQuerySerializer, FORMAT_PARAM], responses=paginated(DeltaRowSerializer),
+                   operation_id="v1_contamination_list")
+    def get(self, request):
+        benchmark, q = self.query(request)
+        rows = selectors.board(benchmark=benchmark, **q)
+        if self.wants_csv(request):
+            return results_csv.streaming_csv(BOARD_COLUMNS, map(_flat, rows),
+                                             f"contamination-{benchmark.slug}-{q['shots']}shot.csv")
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response(DeltaRowSerializer(page, many=True).data)
+
+
+class BoardHistoryApi(_Base):
+    @extend_schema(parameters=[BoardQuerySerializer, FORMAT_PARAM], responses=BoardHistoryPointSerializer(many=True))
+    def get(self, request):
+        benchmark, q = self.query(request)
+        rows = selectors.board_history(benchmark=benchmark, shots=q["shots"])
+        if self.wants_csv(request):
+            return results_csv.streaming_csv(HISTORY_COLUMNS, rows,
+                                             f"contamination-history-{benchmark.slug}-{q['shots']}shot.csv")
+        return Response(BoardHistoryPointSerializer(rows, many=True).data)
+
+
+class ModelContaminationApi(_Base):
+    @extend_schema(responses=ModelContaminationSerializer)
+    def get(self, request, hub_id):
+        model = ModelEntry.objects.filter(hub_id=hub_id).first()
+        data = selectors.model_contamination(hub_id=hub_id)
+        if (model is not None and model.hidden) or (model is None and not data["latest"]):
+            raise Http404(f"No model {hub_id!r}.")
+        return Response(ModelContaminationSerializer(data).data)

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ContaminationConfig(AppConfig):
+    name = "leaderboard.contamination"
+    verbose_name = "Contamination monitor"

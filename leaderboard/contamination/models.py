@@ -1,0 +1,92 @@
+"""Contamination monitor state: Δ history points, the δ₀ offsets admins set, and the Ladder rule's
+choice of which sealed-split run the board shows for a model.
+
+Points store counts only (never per-question data); Δ, SE, z and the flags are computed from
+them when read, with the δ₀ in force then, so changing δ₀ re-judges the whole board at once.
+"""
+from django.conf import settings
+from django.db import models
+
+from leaderboard.benchmarks.models import Benchmark
+
+
+class DeltaPoint(models.Model):
+    """One Δ measurement: a model revision's validation and test results, added whenever either is scored."""
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="delta_points")
+    shots = models.PositiveSmallIntegerField()
+    hub_id = models.CharField(max_length=300)
+    revision = models.CharField(max_length=100, blank=True)
+    precision = models.CharField(max_length=20)
+    validation_run = models.ForeignKey("evaluations.EvaluationRun", on_delete=models.CASCADE, related_name="+")
+    test_run = models.ForeignKey("evaluations.EvaluationRun", on_delete=models.CASCADE, related_name="+")
+    correct_v = models.PositiveIntegerField()
+    n_v = models.PositiveIntegerField()
+    correct_t = models.PositiveIntegerField()
+    n_t = models.PositiveIntegerField()
+    topic_counts = models.JSONField(default=dict, help_text="topic slug -> [name, correct_v, n_v, correct_t, n_t]")
+    probe = models.JSONField(default=dict, blank=True, help_text="split -> {n, exact} of the memorization probe")
+    computed_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-computed_at", "-pk"]
+        indexes = [models.Index(fields=["benchmark", "shots", "computed_at"]), models.Index(fields=["hub_id"])]
+
+    def __str__(self):
+        return f"Δ of {self.hub_id}@{self.revision[:12]} on {self.benchmark.slug} ({self.computed_at:%Y-%m-%d})"
+
+
+class DeltaOffset(models.Model):
+    """δ₀: the Δ expected of an uncontaminated model (validation and test differ a little in difficulty).
+
+    Rows are history; the newest for (benchmark, shots) is in force. Set by staff, audited.
+    """
+
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="delta_offsets")
+    shots = models.PositiveSmallIntegerField(default=0)
+    value = models.FloatField(help_text="fraction, e.g. -0.012 for -1.2 points")
+    reason = models.TextField()
+    reference_models = models.JSONField(default=list, blank=True)
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    set_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-set_at", "-pk"]
+
+    def __str__(self):
+        return f"δ₀ = {100 * self.value:+.2f} pt for {self.benchmark.slug} {self.shots}-shot"
+
+
+class TestScoreDisplay(models.Model):
+    """Which sealed-split run the board shows for (model, precision, benchmark, shots): the Ladder rule's choice."""
+
+    hub_id = models.CharField(max_length=300)
+    precision = models.CharField(max_length=20)
+    benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="+")
+    shots = models.PositiveSmallIntegerField()
+    run = models.ForeignKey("evaluations.EvaluationRun", on_delete=models.CASCADE, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["hub_id", "precision", "benchmark", "shots"],
+                                               name="one_displayed_test_run")]
+
+    def __str__(self):
+        return f"shown test run of {self.hub_id} ({self.precision}, {self.benchmark.slug}, {self.shots}-shot)"
+
+
+class LadderDecision(models.Model):
+    """A newer revision's sealed-split run judged against the shown one (paired over shared questions)."""
+
+    display = models.ForeignKey(TestScoreDisplay, on_delete=models.CASCADE, related_name="decisions")
+    shown_run = models.ForeignKey("evaluations.EvaluationRun", on_delete=models.CASCADE, related_name="+")
+    candidate_run = models.ForeignKey("evaluations.EvaluationRun", on_delete=models.CASCADE, related_name="+")
+    n = models.PositiveIntegerField()
+    mean_diff = models.FloatField()
+    sd = models.FloatField()
+    threshold = models.FloatField()
+    moved = models.BooleanField()
+    decided_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-decided_at", "-pk"]

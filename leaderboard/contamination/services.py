@@ -1,0 +1,120 @@
+"""Writes of the contamination monitor, called on the trusted side when a run has been scored.
+
+`run_scored` adds a Δ point when the run's counterpart split (validation for test, test for
+validation) exists for the same model revision, precision, benchmark and shots, and, for a
+sealed-split run, lets the Ladder rule decide whether the board's shown test score moves.
+"""
+from django.db import transaction
+from django.utils import timezone
+
+from leaderboard.benchmarks.models import SEALED_SPLITS, Split
+from leaderboard.core.audit import audit_record
+from leaderboard.evaluations import selectors as run_selectors
+from leaderboard.evaluations.models import RunStatus
+from leaderboard.results.models import Level, ResultAggregate, RunResult
+
+from . import stats
+from .models import DeltaOffset, DeltaPoint, LadderDecision, TestScoreDisplay
+
+DELTA_VARIANT = "original"
+
+
+def _counts(result: RunResult) -> tuple[tuple[int, int] | None, dict]:
+    overall, topics = None, {}
+    for agg in ResultAggregate.objects.filter(result=result, variant=DELTA_VARIANT,
+                                              level__in=[Level.OVERALL, Level.TOPIC]):
+        if agg.level == Level.OVERALL:
+            overall = (agg.correct, agg.n)
+        else:
+            topics[agg.key] = (agg.name, agg.correct, agg.n)
+    return overall, topics
+
+
+def _counterpart(result: RunResult) -> RunResult | None:
+    other = Split.VALIDATION if result.split in SEALED_SPLITS else Split.TEST
+    return (RunResult.objects.filter(hub_id=result.hub_id, revision=result.revision, precision=result.precision,
+                                     benchmark_id=result.benchmark_id, shots=result.shots, split=other,
+                                     run__status=RunStatus.SUCCEEDED)
+            .select_related("run").order_by("-scored_at", "-pk").first())
+
+
+def delta_point_add(*, result: RunResult) -> DeltaPoint | None:
+    other = _counterpart(result)
+    if other is None:
+        return None
+    val, test = (other, result) if result.split in SEALED_SPLITS else (result, other)
+    (v_overall, v_topics), (t_overall, t_topics) = _counts(val), _counts(test)
+    if not v_overall or not t_overall:
+        return None
+    topic_counts = {slug: [name, cv, nv, t_topics[slug][1], t_topics[slug][2]]
+                    for slug, (name, cv, nv) in v_topics.items() if slug in t_topics}
+    probe = {split: run.summary["probe"] for split, run in (("validation", val.run), ("test", test.run))
+             if (run.summary or {}).get("probe")}
+    return DeltaPoint.objects.create(
+        benchmark_id=result.benchmark_id, shots=result.shots, hub_id=result.hub_id, revision=result.revision,
+        precision=result.precision, validation_run=val.run, test_run=test.run,
+        correct_v=v_overall[0], n_v=v_overall[1], correct_t=t_overall[0], n_t=t_overall[1],
+        topic_counts=topic_counts, probe=probe, computed_at=timezone.now())
+
+
+def _correct_by_question(run, rows=None) -> dict[str, bool]:
+    """Per-question correctness of the primary variant, recomputed from the stored key (trusted side)."""
+    if rows is None:
+        from evaluator.engine import rescore_rows
+
+        key = run_selectors.answer_key(version=run.benchmark_version, split=run.split)
+        rows = rescore_rows(run_selectors.run_rows(run=run), key)
+    return {r["question_id"]: bool(r["correct"]) for r in rows
+            if r.get("variant") == DELTA_VARIANT and r.get("correct") is not None}
+
+
+def ladder_update(*, result: RunResult, rows) -> LadderDecision | None:
+    """First sealed run of a (model, precision, benchmark, shots): shown. A later one replaces it only
+    when its paired gain over the shared questions passes the Ladder threshold."""
+    display, created = TestScoreDisplay.objects.select_for_update().get_or_create(
+        hub_id=result.hub_id, precision=result.precision, benchmark_id=result.benchmark_id, shots=result.shots,
+        defaults={"run": result.run})
+    if created or display.run_id == result.run_id:
+        return None
+    shown = display.run
+    decision = stats.ladder(_correct_by_question(shown), _correct_by_question(result.run, rows))
+    record = LadderDecision.objects.create(
+        display=display, shown_run=shown, candidate_run=result.run, n=decision.n, mean_diff=decision.mean_diff,
+        sd=decision.sd, threshold=decision.threshold, moved=decision.moves)
+    if decision.moves:
+        display.run = result.run
+        display.save(update_fields=["run", "updated_at"])
+    return record
+
+
+@transaction.atomic
+def run_scored(*, run, rows) -> None:
+    """Hook of evaluations.services.run_score, inside its transaction."""
+    result = RunResult.objects.filter(run=run).first()
+    if result is None:
+        return
+    if result.split in SEALED_SPLITS:
+        ladder_update(result=result, rows=rows)
+    delta_point_add(result=result)
+
+
+@transaction.atomic
+def delta_offset_set(*, benchmark, shots: int, value: float, actor, reason: str, reference_models=()) -> DeltaOffset:
+    if not -1.0 <= value <= 1.0:
+        raise ValueError("δ₀ is a fraction between -1 and 1 (e.g. -0.012 for -1.2 points).")
+    offset = DeltaOffset.objects.create(benchmark=benchmark, shots=shots, value=value, reason=reason,
+                                        reference_models=list(reference_models), set_by=actor)
+    audit_record(actor=actor, action="set-delta0", target=offset, reason=reason, value=value,
+                 benchmark=benchmark.slug, shots=shots, reference_models=list(reference_models))
+    return offset
+
+
+def delta_offset_from_reference(*, points, actor, reason: str) -> DeltaOffset:
+    """δ₀ = the mean Δ of the chosen reference models' points (one benchmark and shots)."""
+    points = list(points)
+    keys = {(p.benchmark_id, p.shots) for p in points}
+    if len(keys) != 1:
+        raise ValueError("Choose reference points of one benchmark and one shot setting.")
+    mean = sum(p.correct_t / p.n_t - p.correct_v / p.n_v for p in points) / len(points)
+    return delta_offset_set(benchmark=points[0].benchmark, shots=points[0].shots, value=mean, actor=actor,
+                            reason=reason, reference_models=sorted({f"{p.hub_id}@{p.revision}" for p in points}))

@@ -1,0 +1,88 @@
+"""Middleware: probes answered before host checks, request ids, request latency metrics.
+
+Order in MIDDLEWARE: ProbeMiddleware, RequestIdMiddleware, RequestMetricsMiddleware, then Django's.
+"""
+import logging
+import re
+import time
+import uuid
+
+from django.conf import settings
+
+from .logging import request_id_var
+from .metrics import observe_request
+
+REQUEST_ID_HEADER = "X-Request-ID"
+SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
+access_log = logging.getLogger("leaderboard.access")
+
+
+class ProbeMiddleware:
+    """/healthz, /readyz and /metrics, answered before ALLOWED_HOSTS and the HTTPS redirect.
+
+    Orchestrators and Prometheus call a container by its address over plain HTTP; with
+    production settings those requests would otherwise get a 400 (unknown Host) or a 301.
+    The probes read nothing from the Host header, so skipping the check is safe.
+    """
+
+    def __init__(self, get_response):
+        from . import views
+
+        self.get_response = get_response
+        self.probes = {"/healthz": views.healthz, "/readyz": views.readyz, "/metrics": views.metrics}
+
+    def __call__(self, request):
+        probe = self.probes.get(request.path_info)
+        if probe is not None and request.method in ("GET", "HEAD"):
+            return probe(request)
+        return self.get_response(request)
+
+
+class RequestIdMiddleware:
+    """Takes X-Request-ID from the client or proxy when it is a safe token, else makes one; every log
+    line of the request carries it and the response returns it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        incoming = request.headers.get(REQUEST_ID_HEADER, "")
+        request_id = incoming if SAFE_REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        request.request_id = request_id
+        token = request_id_var.set(request_id)
+        try:
+            response = self.get_response(request)
+        finally:
+            request_id_var.reset(token)
+        response[REQUEST_ID_HEADER] = request_id
+        return response
+
+
+class RequestMetricsMiddleware:
+    """Observes each request's latency, labelled by the resolved URL name (not the raw path, which
+    would make a series per model id); with ACCESS_LOG on, also logs one line per request (the
+    path without its query string, which may carry tokens)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        started = time.perf_counter()
+        response = self.get_response(request)
+        seconds = time.perf_counter() - started
+        route = _route_label(request)
+        observe_request(route=route, method=request.method, status_code=response.status_code, seconds=seconds)
+        if settings.ACCESS_LOG:
+            access_log.info("%s %s %s %.1fms route=%s", request.method, request.path, response.status_code,
+                            seconds * 1000, route)
+        return response
+
+
+def _route_label(request) -> str:
+    match = getattr(request, "resolver_match", None)
+    if match is not None:
+        return match.view_name or match.route or "unnamed"
+    static_url = "/" + settings.STATIC_URL.lstrip("/")
+    if request.path_info.startswith(static_url):
+        return "static"
+    return "unmatched"

@@ -1,0 +1,216 @@
+"""Response cache of the results API, with ETag / Last-Modified and 304s.
+
+Entries are keyed by path + sorted query + negotiated media type and belong to one results
+*generation*. Anything that changes what these responses show (new aggregates, a run or model
+hidden or flagged) calls `results_changed()`, which starts a new generation: entries of an older
+one are never served again (they expire on their own). The ETag is derived from the generation,
+so a conditional request is answered with 304 before any database read.
+
+The generation is a random token, not a counter: if the cache loses the key (eviction, restart)
+the next token is new again, so an old entry can never look current.
+
+Each process also keeps the bodies it served last in memory (RESULTS_CACHE_LOCAL_BYTES), checked
+against the current generation like the shared entries: a hit then costs one small cache read
+instead of moving a multi-megabyte CSV out of Redis on every request.
+"""
+import functools
+import hashlib
+import logging
+import math
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.http import HttpResponse, StreamingHttpResponse
+from django.utils.cache import get_conditional_response
+from django.utils.http import http_date
+
+log = logging.getLogger(__name__)
+
+GENERATION_KEY = "results:generation"
+ENTRY_PREFIX = "results:response:"
+CACHEABLE_FORMATS = frozenset({"json", "csv"})  # never the browsable API page (it shows the user's session)
+KEPT_HEADERS = ("Content-Disposition",)
+
+
+def _timeout():
+    return getattr(settings, "RESULTS_CACHE_SECONDS", 600)
+
+
+def _max_bytes():
+    return getattr(settings, "RESULTS_CACHE_MAX_BYTES", 64 * 1024 * 1024)
+
+
+class _LocalEntries:
+    """A small per-process LRU of entries, bounded in bytes; entries carry their generation token."""
+
+    def __init__(self):
+        self.entries, self.size, self.lock = OrderedDict(), 0, threading.Lock()
+
+    def get(self, key, token):
+        with self.lock:
+            entry = self.entries.get(key)
+            if entry is None or entry["generation"] != token:
+                return None
+            self.entries.move_to_end(key)
+            return entry
+
+    def put(self, key, entry):
+        budget = getattr(settings, "RESULTS_CACHE_LOCAL_BYTES", 64 * 1024 * 1024)
+        with self.lock:
+            old = self.entries.pop(key, None)
+            self.size -= len(old["body"]) if old else 0
+            if len(entry["body"]) > budget:
+                return
+            self.entries[key] = entry
+            self.size += len(entry["body"])
+            while self.size > budget:
+                _, dropped = self.entries.popitem(last=False)
+                self.size -= len(dropped["body"])
+
+
+_local = _LocalEntries()
+
+
+def _new_generation(previous=None):
+    """A new token and its time. Last-Modified has 1 s resolution: when the previous generation began in
+    the same second (or is unknown), a client's Last-Modified of that second may belong to either, so
+    the generation is marked `ambiguous` and If-Modified-Since of that second is answered in full."""
+    at = time.time()
+    ambiguous = previous is None or math.floor(previous["at"]) == math.floor(at)
+    return {"token": uuid.uuid4().hex, "at": at, "ambiguous": ambiguous}
+
+
+def _bump():
+    try:
+        cache.set(GENERATION_KEY, _new_generation(cache.get(GENERATION_KEY)), None)
+    except Exception:  # a cache outage must not fail the write that triggered it
+        log.exception("could not start a new results cache generation")
+
+
+def results_changed():
+    """Call wherever results, or their visibility or flags, change.
+
+    Bumps now (this process, and a test inside one transaction, see it at once) and again after
+    the surrounding transaction commits, so an entry filled from pre-commit data in between is
+    dropped as well. Outside a transaction both happen at once.
+    """
+    _bump()
+    transaction.on_commit(_bump)
+
+
+def generation():
+    current = cache.get(GENERATION_KEY)
+    if current is None:
+        cache.add(GENERATION_KEY, _new_generation(), None)
+        current = cache.get(GENERATION_KEY) or _new_generation()
+    return current
+
+
+def _request_key(request, media_type):
+    query = urlencode(sorted((k, v) for k, values in request.query_params.lists() for v in values))
+    digest = hashlib.sha256(f"{request.path}?{query}|{media_type}".encode()).hexdigest()
+    return ENTRY_PREFIX + digest
+
+
+def _validators(response, *, etag, last_modified):
+    response["ETag"] = etag
+    response["Last-Modified"] = http_date(last_modified)
+    response["Cache-Control"] = "public, no-cache"  # may be stored, but revalidated (cheap 304) each time
+    return response
+
+
+def _tee_into_cache(chunks, key, entry):
+    """Stream to the client and keep a copy; store it only if the whole body went out and fits."""
+    parts, size, limit = [], 0, _max_bytes()
+    for chunk in chunks:
+        data = chunk if isinstance(chunk, bytes) else chunk.encode("utf-8")
+        if parts is not None:
+            size += len(data)
+            if size > limit:
+                parts = None
+            else:
+                parts.append(data)
+        yield data
+    if parts is not None:
+        _store(key, {**entry, "body": b"".join(parts)})
+
+
+def _store(key, entry):
+    _local.put(key, entry)
+    try:
+        cache.set(key, entry, _timeout())
+    except Exception:
+        log.exception("could not cache a results response")
+
+
+def _from_entry(entry):
+    response = HttpResponse(entry["body"], content_type=entry["content_type"])
+    for name, value in entry["headers"].items():
+        response[name] = value
+    return response
+
+
+def cached_get(get):
+    """Decorate an APIView.get: 200 JSON/CSV responses cached for the current generation, with validators.
+
+    Runs after DRF's authentication, throttling and content negotiation, so the negotiated media
+    type (which also carries parameters such as `indent`) is part of the key.
+    """
+
+    @functools.wraps(get)
+    def wrapper(view, request, *args, **kwargs):
+        media_type = getattr(request, "accepted_media_type", "")
+        if getattr(request.accepted_renderer, "format", "") not in CACHEABLE_FORMATS:
+            return get(view, request, *args, **kwargs)
+        key = _request_key(request, media_type)
+        try:
+            current = generation()
+        except Exception:
+            log.exception("results cache unavailable; serving uncached")
+            return get(view, request, *args, **kwargs)
+        etag = 'W/"%s"' % hashlib.sha256(f"{current['token']}{key}".encode()).hexdigest()[:32]
+        last_modified = math.floor(current["at"])
+        # Compared as one second later when ambiguous: If-Modified-Since of that very second gets a 200.
+        compared = last_modified + 1 if current.get("ambiguous", True) else last_modified
+
+        shell = _validators(HttpResponse(), etag=etag, last_modified=last_modified)
+        conditional = get_conditional_response(request._request, etag=etag, last_modified=compared,
+                                               response=shell)
+        if conditional is not shell:  # 304 (or 412 for a failed If-Match)
+            return conditional
+
+        entry = _local.get(key, current["token"])
+        if entry is None:
+            try:
+                entry = cache.get(key)
+            except Exception:
+                log.exception("results cache unavailable; serving uncached")
+            if entry is not None and entry.get("generation") == current["token"]:
+                _local.put(key, entry)
+            else:
+                entry = None
+        if entry is not None:
+            return _validators(_from_entry(entry), etag=etag, last_modified=last_modified)
+
+        response = get(view, request, *args, **kwargs)
+        if response.status_code != 200:
+            return response
+        entry = {"generation": current["token"], "headers": {h: response[h] for h in KEPT_HEADERS if h in response}}
+        if isinstance(response, StreamingHttpResponse):
+            entry["content_type"] = response["Content-Type"]
+            response.streaming_content = _tee_into_cache(response.streaming_content, key, entry)
+        else:
+            response = view.finalize_response(request, response, *args, **kwargs)
+            response.render()
+            entry["content_type"] = response["Content-Type"]
+            if len(response.content) <= _max_bytes():
+                _store(key, {**entry, "body": response.content})
+        return _validators(response, etag=etag, last_modified=last_modified)
+
+    return wrapper

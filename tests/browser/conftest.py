@@ -1,0 +1,65 @@
+import pytest
+from django.contrib.auth.models import User
+
+from tests.browser.harness import CHROMIUM, SiteIds, chromium
+from tests.support.fake_hub import files_from_folder
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium per test module."""
+    if not CHROMIUM:
+        pytest.skip("no chromium binary on PATH (apt-get install chromium; .ci/run does)")
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture(scope="module")
+def browser_if_any():
+    """Chromium when installed, else None (tests that have a fallback without a browser)."""
+    if not CHROMIUM:
+        yield None
+        return
+    with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
+def broker(settings):
+    """The configured Celery broker database, empty before and after (submissions enqueue on commit)."""
+    from tests.support.lifecycle import BROKER, flush_broker
+
+    assert settings.CELERY_BROKER_URL == BROKER
+    flush_broker()
+    yield BROKER
+    flush_broker()
+
+
+@pytest.fixture
+def author(db):
+    return User.objects.create_user("author", "author@example.com", "pw")
+
+
+@pytest.fixture
+def demo_hub_model(fake_hub, tiny_model_dir):
+    """The tiny demo model published on the fake hub as demo-org/tiny, with a license."""
+    files = files_from_folder(tiny_model_dir)
+    files["README.md"] = b"---\nlicense: apache-2.0\n---\n# tiny\n"
+    return fake_hub.add_repo("demo-org/tiny", repo_type="model", files=files, license="apache-2.0")
+
+
+@pytest.fixture
+def site(demo_loaded, author, demo_hub_model, broker) -> SiteIds:
+    """Demo questions, six scored models, an MRScore job and a queued submission; the ids pages need."""
+    from leaderboard.benchmarks.models import Topic
+    from leaderboard.results.models import ResultAggregate
+    from leaderboard.submissions.services import submission_create
+    from tests.browser.site_data import MODEL_WITH_EVERYTHING, site_seed
+
+    site_seed()
+    submission = submission_create(user=author, hub_id="demo-org/tiny")
+    topic_key = (ResultAggregate.objects.filter(result__hub_id=MODEL_WITH_EVERYTHING, level="topic")
+                 .order_by("key").values_list("key", flat=True).first())
+    topic = Topic.objects.get(benchmark__slug="mobile-mmlu", slug=topic_key)
+    return SiteIds(hub_id=MODEL_WITH_EVERYTHING, benchmark="mobile-mmlu", topic=topic.slug,
+                   submission=submission.pk, run=submission.runs.order_by("pk").first().pk)

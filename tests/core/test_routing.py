@@ -1,0 +1,68 @@
+"""Large models go to GPU workers with enough memory: one Celery queue per size class."""
+import pytest
+from celery.app.routes import Router, prepare
+from django.core.exceptions import ImproperlyConfigured
+
+from leaderboard.benchmarks.models import BenchmarkVersion
+from leaderboard.celery import app
+from leaderboard.core.routing import gpu_queue_for_params, parse_gpu_queues, route_task
+from leaderboard.evaluations import services
+from leaderboard.submissions.models import ModelEntry, Submission
+
+CLASSES = "gpu-small:14e9,gpu-medium:60000000000,gpu-large"
+
+
+def test_it_works():
+    classes = parse_gpu_queues(CLASSES)
+    assert [(c.queue, c.below_params) for c in classes] == [
+        ("gpu-small", 14_000_000_000), ("gpu-medium", 60_000_000_000), ("gpu-large", None)]
+    assert gpu_queue_for_params(1_500_000_000, classes) == "gpu-small"
+    assert gpu_queue_for_params(14_000_000_000, classes) == "gpu-medium"  # bounds are exclusive
+    assert gpu_queue_for_params(70_000_000_000, classes) == "gpu-large"
+    assert gpu_queue_for_params(None, classes) == "gpu-large"  # unknown size: the biggest GPUs
+
+
+def test_it_keeps_one_gpu_queue_by_default():
+    classes = parse_gpu_queues("")
+    assert gpu_queue_for_params(70_000_000_000, classes) == "gpu"
+
+
+@pytest.mark.parametrize("spec", ["gpu-small,gpu-large", "gpu-small:14e9", "gpu-small:big,gpu-large",
+                                  "gpu-small:20e9,gpu-medium:10e9,gpu-large", ":14e9,gpu-large"])
+def test_it_refuses_a_malformed_spec(spec):
+    with pytest.raises(ImproperlyConfigured, match="GPU_QUEUES="):
+        parse_gpu_queues(spec)
+
+
+@pytest.fixture
+def run_of_model(demo_loaded, django_user_model):
+    version = BenchmarkVersion.objects.get(benchmark__slug="mobile-mmlu")
+    author = django_user_model.objects.create_user("author", password="x")
+
+    def make(hub_id, params, *, with_submission=True):
+        model = ModelEntry.objects.create(hub_id=hub_id, namespace=hub_id.split("/")[0], params=params)
+        submission = Submission.objects.create(submitter=author, model=model) if with_submission else None
+        return services.run_create(version=version, split="validation", model_ref=hub_id, submission=submission)
+
+    return make
+
+
+@pytest.mark.django_db
+def test_it_routes_a_run_by_its_models_size(run_of_model, settings):
+    settings.GPU_QUEUE_CLASSES = parse_gpu_queues(CLASSES)
+    small = run_of_model("org/small-3b", 3_000_000_000)
+    large = run_of_model("org/large-70b", 70_000_000_000, with_submission=False)  # found by hub id
+    unknown = run_of_model("org/unknown", None)
+    # Through Celery's own router with the project's CELERY_TASK_ROUTES.
+    router = Router(prepare(settings.CELERY_TASK_ROUTES), app.amqp.queues, create_missing=True, app=app)
+    queue = {run: router.route({}, "evaluator.predict_run", args=(run.pk,))["queue"].name
+             for run in (small, large, unknown)}
+    assert queue == {small: "gpu-small", large: "gpu-large", unknown: "gpu-large"}
+    assert router.route({}, "evaluations.score_run", args=(small.pk,))["queue"].name == "default"
+
+
+@pytest.mark.django_db
+def test_it_sends_every_run_to_gpu_without_size_classes(run_of_model, django_assert_num_queries):
+    run = run_of_model("org/large-70b", 70_000_000_000)
+    with django_assert_num_queries(0):  # no lookup when there is one queue
+        assert route_task("evaluator.predict_run", (run.pk,), {}, {}) == {"queue": "gpu"}

@@ -1,0 +1,45 @@
+import pytest
+from django.urls import reverse
+
+from tests.frontend.conftest import assert_charts, elements, page_data, text
+from tests.support.sealed import assert_no_sealed_content
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_works(client, make_run):
+    make_run("org/memorizer", 470)
+    make_run("org/memorizer", 120, split="test")
+    make_run("org/honest", 300)
+    make_run("org/honest", 290, split="test")
+    response = client.get(reverse("contamination"))
+    assert response.status_code == 200
+    data = page_data(response)
+    assert [row[0] for row in data["delta"]] == ["org/memorizer", "org/honest"]  # most suspicious first
+    memorizer, honest = data["delta"]
+    assert memorizer[7] == 1 and honest[7] == 0
+    assert memorizer[4] < memorizer[3] < memorizer[5] and memorizer[3] == round(100 * (120 - 470) / 480, 1)
+    assert len(data["history"]) == 1 and data["history"][0][2] == 2
+    assert_charts(response, "delta", "history")
+    page = text(response)
+    assert "possible contamination" in page and "1 flagged" in page
+    csv = elements(response).find("a", class_="csv-link")[0]["href"]
+    assert client.get(csv).status_code == 200
+    assert_no_sealed_content(page)
+
+
+def test_the_leaderboard_and_model_page_show_the_flag(client, make_run):
+    make_run("org/memorizer", 470)
+    make_run("org/memorizer", 120, split="test")
+    data = page_data(client.get(reverse("leaderboard")))
+    f = {name: i for i, name in enumerate(data["fields"])}
+    row = next(r for r in data["rows"] if r[f["hub_id"]] == "org/memorizer")
+    assert row[f["flags"]] == 3  # flagged, by the contamination monitor
+    page = text(client.get(reverse("model-detail", args=["org/memorizer"])))
+    assert 'id="delta-table"' in page and "possible contamination" in page
+
+
+def test_it_works_before_any_delta(client, demo_loaded):
+    response = client.get(reverse("contamination"))
+    assert response.status_code == 200 and "no Δ to show" in text(response)
+    assert client.get(reverse("contamination"), {"benchmark": "nope"}).status_code == 404
