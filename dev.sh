@@ -36,7 +36,7 @@ serve() {
   local model split
   for model in tiny-random tiny-val-memorizer; do
     for split in validation test; do
-      "$py" manage.py evaluate --model "var/demo/$model" --split "$split" --skip-if-done --line -v 0
+      "$py" manage.py evaluate --model "demo/$model" --split "$split" --skip-if-done --line -v 0
     done
   done
   echo "==> starting the worker (queues default, gpu) on the embedded file broker"

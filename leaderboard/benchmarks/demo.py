@@ -29,6 +29,19 @@ def demo_models_dir():
     return Path(settings.VAR_DIR) / "demo"
 
 
+def demo_models_register(paths: dict[str, Path]):
+    """Board entries `demo/<name>` for the built demo models (evaluate --model demo/<name> loads them locally)."""
+    import json
+
+    from leaderboard.submissions.models import ModelEntry
+
+    for name, path in paths.items():
+        meta = json.loads((path / "demo_model.json").read_text())
+        ModelEntry.objects.update_or_create(hub_id=f"demo/{name}", defaults={
+            "namespace": "demo", "params": meta.get("params"), "model_type": "pretrained", "license": "mit",
+            "architecture": "LlamaForCausalLM"})
+
+
 def demo_models_build(*, out_dir: Path | None = None, force: bool = False) -> dict[str, Path]:
     """Build the two demo models as ordinary transformers folders (skipped when already built).
 

@@ -121,8 +121,13 @@ def benchmark_import(*, benchmark_slug: str, split: str, path=None, hub_repo=Non
         path, revision = download_hub_dataset(hub_repo, revision or "main")
     if path is None:
         raise BenchmarkImportError([ImportProblem("--path", "no input given", hint="pass --path or --hub")])
-    return _import_locked(benchmark_slug=benchmark_slug, split=split, path=Path(path), revision=revision,
-                          answers_path=answers_path, progress=progress)
+    result = _import_locked(benchmark_slug=benchmark_slug, split=split, path=Path(path), revision=revision,
+                            answers_path=answers_path, progress=progress)
+    if result.outcome != "unchanged":
+        from leaderboard.results.cache import results_changed
+
+        results_changed()  # a new version changes which results the boards show
+    return result
 
 
 @transaction.atomic

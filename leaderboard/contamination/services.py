@@ -11,6 +11,7 @@ from leaderboard.benchmarks.models import SEALED_SPLITS, Split
 from leaderboard.core.audit import audit_record
 from leaderboard.evaluations import selectors as run_selectors
 from leaderboard.evaluations.models import RunStatus
+from leaderboard.results.cache import results_changed
 from leaderboard.results.models import Level, ResultAggregate, RunResult
 
 from . import stats
@@ -106,6 +107,7 @@ def delta_offset_set(*, benchmark, shots: int, value: float, actor, reason: str,
                                         reference_models=list(reference_models), set_by=actor)
     audit_record(actor=actor, action="set-delta0", target=offset, reason=reason, value=value,
                  benchmark=benchmark.slug, shots=shots, reference_models=list(reference_models))
+    results_changed()  # flags on cached leaderboard responses are re-judged with the new δ₀
     return offset
 
 

@@ -22,9 +22,11 @@ def _lease():
 
 
 def send_predict(run_id: int, *, countdown: int = 0):
+    """Publish to the run's GPU queue (its size class, chosen at enqueue: leaderboard/core/routing.py)."""
     from evaluator.tasks import predict_run
 
-    predict_run.apply_async(args=[run_id], queue="gpu", countdown=countdown)
+    queue = EvaluationRun.objects.filter(pk=run_id).values_list("queue", flat=True).first() or "gpu"
+    predict_run.apply_async(args=[run_id], queue=queue, countdown=countdown)
 
 
 def send_score(run_id: int):
@@ -34,8 +36,10 @@ def send_score(run_id: int):
 
 
 def run_enqueue(*, run: EvaluationRun, countdown: int = 0):
-    """Mark queued now; publish only once the transaction that made the run has committed."""
-    EvaluationRun.objects.filter(pk=run.pk).update(enqueued_at=timezone.now())
+    """Mark queued now on its size class's queue; publish only once the transaction that made the run has committed."""
+    from leaderboard.core.routing import gpu_queue_for_run
+
+    EvaluationRun.objects.filter(pk=run.pk).update(enqueued_at=timezone.now(), queue=gpu_queue_for_run(run.pk))
     transaction.on_commit(lambda: send_predict(run.pk, countdown=countdown))
 
 

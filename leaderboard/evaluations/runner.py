@@ -9,7 +9,7 @@ from django.db import transaction
 
 from evaluator.backends import create_backend
 
-from . import lifecycle, services
+from . import lifecycle, selectors, services
 from .models import RunStatus
 
 log = logging.getLogger(__name__)
@@ -28,8 +28,11 @@ def predict(run_id: int) -> dict:
         device = settings.RUN_DEVICE
         _limit_cpu_threads(device)
         dtype = PRECISION_DTYPES.get(run.precision, "auto") if device.startswith("cuda") else "auto"
-        backend = create_backend(run.backend, run.model_ref, revision=run.model_revision or None, device=device,
-                                 dtype=dtype, batch_size=settings.RUN_BATCH_SIZE, seed=run.seed)
+        extra = ({"tensor_parallel_size": settings.RUN_TENSOR_PARALLEL_SIZE}
+                 if run.backend == "vllm" and settings.RUN_TENSOR_PARALLEL_SIZE > 1 else {})
+        backend = create_backend(run.backend, selectors.model_location(model_ref=run.model_ref),
+                                 revision=run.model_revision or None, device=device, dtype=dtype,
+                                 batch_size=settings.RUN_BATCH_SIZE, seed=run.seed, **extra)
         loading = False
         lifecycle.run_heartbeat(run=run)
         services.run_predict(run=run, backend=backend, chunk_size=settings.RUN_CHUNK_SIZE,

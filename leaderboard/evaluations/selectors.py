@@ -33,6 +33,17 @@ def answer_key(*, version: BenchmarkVersion, split: str) -> dict[str, frozenset[
     return {uid: _letters(answer) for uid, answer, _ in rows}
 
 
+def model_location(*, model_ref: str) -> str:
+    """Where to load a model from: the hub id itself, except the demo models (`demo/<name>`), which
+    load_demo builds locally under var/demo/ (they are not on the hub)."""
+    from leaderboard.benchmarks.demo import DEMO_MODELS, demo_models_dir
+
+    namespace, _, name = model_ref.partition("/")
+    if namespace == "demo" and name in DEMO_MODELS and (demo_models_dir() / name / "config.json").exists():
+        return str(demo_models_dir() / name)
+    return model_ref
+
+
 def run_get(*, run_id: int) -> EvaluationRun:
     return EvaluationRun.objects.select_related("benchmark_version__benchmark").get(pk=run_id)
 

@@ -105,6 +105,7 @@ def results_changed():
 
 
 def generation():
+    """The current generation ({token, at, ambiguous}), started here if the cache has none."""
     current = cache.get(GENERATION_KEY)
     if current is None:
         cache.add(GENERATION_KEY, _new_generation(), None)

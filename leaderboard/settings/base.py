@@ -187,6 +187,8 @@ RUN_CHUNK_SIZE = env_int("RUN_CHUNK_SIZE", 256, minimum=1)
 RUN_BATCH_SIZE = env_int("RUN_BATCH_SIZE", 16, minimum=1)
 RUN_DEVICE = env_str("RUN_DEVICE", "cpu")
 RUN_BACKEND = env_str("RUN_BACKEND", "transformers")
+# vLLM only: split a model that does not fit one GPU across this many GPUs of the worker's host.
+RUN_TENSOR_PARALLEL_SIZE = env_int("RUN_TENSOR_PARALLEL_SIZE", 1, minimum=1)
 # CPU workers sharing a machine: torch's default of one thread per core stalls badly under contention.
 RUN_TORCH_THREADS = env_int("RUN_TORCH_THREADS", 0, minimum=0)  # 0 = torch's default
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

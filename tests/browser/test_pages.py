@@ -10,7 +10,7 @@ from tests.browser.harness import (OVERFLOW_TOLERANCE_PX, PHONE, WIDTHS, chart_r
                                    horizontal_overflow, needs_chromium, new_page, page_url, screenshot_dir,
                                    session_cookie_for, wait_for_charts)
 
-pytestmark = [pytest.mark.browser, needs_chromium, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
+IN_BROWSER = [pytest.mark.browser, needs_chromium, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
 ROUTES = frontend_routes()
 
@@ -33,6 +33,7 @@ def _slug(text):
     return "".join(c if c.isalnum() else "-" for c in text).strip("-") or "home"
 
 
+@pytest.mark.django_db
 def test_every_page_of_the_issue_exists(client, site):
     pages = []
     for route in ROUTES:
@@ -42,6 +43,7 @@ def test_every_page_of_the_issue_exists(client, site):
     assert not missing, f"frontend/urls.py has no page for: {', '.join(missing)} (pages: {[r.label for r in ROUTES]})"
 
 
+@pytest.mark.django_db
 def test_the_favicon_loads(client, demo_loaded):
     """Browsers ask for the page's icon (or /favicon.ico when it names none); a 404 is a console error."""
     import re
@@ -59,7 +61,7 @@ def test_the_favicon_loads(client, demo_loaded):
         assert client.get(href).status_code == 200, f"{href} is not found: every page load logs a 404"
 
 
-@pytest.mark.parametrize("route", ROUTES, ids=[r.label for r in ROUTES])
+@pytest.mark.parametrize("route", [pytest.param(r, id=r.label, marks=IN_BROWSER) for r in ROUTES])
 def test_it_works(route, browser, live_server, site, author):
     url = page_url(route, site)
     cookie = session_cookie_for(author)  # signed in, so the submit page shows its form rather than the login

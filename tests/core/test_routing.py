@@ -66,3 +66,21 @@ def test_it_sends_every_run_to_gpu_without_size_classes(run_of_model, django_ass
     run = run_of_model("org/large-70b", 70_000_000_000)
     with django_assert_num_queries(0):  # no lookup when there is one queue
         assert route_task("evaluator.predict_run", (run.pk,), {}, {}) == {"queue": "gpu"}
+
+
+@pytest.mark.django_db
+def test_an_enqueued_run_is_published_to_its_size_class(run_of_model, settings, django_capture_on_commit_callbacks):
+    import redis
+
+    from leaderboard.evaluations import lifecycle
+
+    settings.GPU_QUEUE_CLASSES = parse_gpu_queues(CLASSES)
+    broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    broker.delete("gpu-large", "gpu-small", "gpu")
+    large = run_of_model("org/large-70b", 70_000_000_000)
+    with django_capture_on_commit_callbacks(execute=True):
+        lifecycle.run_enqueue(run=large)
+    large.refresh_from_db()
+    assert large.queue == "gpu-large"  # stored, so queue positions count the right queue
+    assert broker.llen("gpu-large") == 1 and broker.llen("gpu-small") == broker.llen("gpu") == 0
+    broker.delete("gpu-large")

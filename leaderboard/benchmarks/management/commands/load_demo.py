@@ -2,7 +2,7 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.benchmarks.demo import demo_import, demo_models_build
+from leaderboard.benchmarks.demo import demo_import, demo_models_build, demo_models_register
 from leaderboard.benchmarks.importers.errors import BenchmarkImportError
 from leaderboard.core.progress import tqdm_progress
 
@@ -32,5 +32,6 @@ class Command(BaseCommand):
             return
         start = time.perf_counter()
         paths = demo_models_build(force=options["rebuild_models"])
+        demo_models_register(paths)
         self.stdout.write(f"demo models ready in {time.perf_counter() - start:.0f} s: "
                           + ", ".join(str(p) for p in paths.values()))

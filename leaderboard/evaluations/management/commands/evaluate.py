@@ -65,7 +65,7 @@ class Command(BaseCommand):
         services.run_claim(run=run)
         loading = True
         try:
-            backend = create_backend(o["backend"], o["model"], revision=o["revision"] or None, device=o["device"],
+            backend = create_backend(o["backend"], selectors.model_location(model_ref=o["model"]), revision=o["revision"] or None, device=o["device"],
                                      dtype=o["dtype"], batch_size=o["batch_size"], seed=o["seed"])
             loading = False
             with CountProgressBar(unit="item", enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
