@@ -153,9 +153,11 @@ def model_contamination(*, hub_id: str) -> dict:
 def flags(*, benchmark, shots: int) -> dict[tuple[str, str, str], bool]:
     """(hub_id, revision, precision) -> possible contamination, for the leaderboard's rows."""
     offset = delta0(benchmark=benchmark, shots=shots)
-    return {(p.hub_id, p.revision, p.precision):
-            stats.delta_stats(p.correct_v, p.n_v, p.correct_t, p.n_t, offset).flagged
-            for p in _latest_points(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))}
+    out = {}
+    for p in (DeltaPoint.objects.filter(benchmark=benchmark, shots=shots).order_by("-computed_at", "-pk")
+              .values_list("hub_id", "revision", "precision", "correct_v", "n_v", "correct_t", "n_t")):
+        out.setdefault(p[:3], stats.delta_stats(*p[3:], offset).flagged)  # the latest point of each
+    return out
 
 
 def shown_test_runs(*, benchmark, shots: int) -> dict[tuple[str, str], int]:

@@ -29,16 +29,18 @@ def visible_results(**filters):
             .defer("run__summary", "run__probe_rows", "run__log_excerpt").order_by("-scored_at", "-pk"))
 
 
-def _model_type(result):
-    if result.run.submission_id:
-        return result.run.submission.model_type
-    return result.model.model_type if result.model else ""
+def _attr(name):
+    return lambda r: r[name] if isinstance(r, dict) else getattr(r, name)
+
+
+_HUB, _REVISION, _PRECISION, _RUN = _attr("hub_id"), _attr("revision"), _attr("precision"), _attr("run_id")
 
 
 def _latest_per_key(results):
+    """Newest first in, the first of each (model, revision, precision) out; rows are objects or dicts."""
     seen, out = set(), []
     for r in results:
-        key = (r.hub_id, r.revision, r.precision)
+        key = (_HUB(r), _REVISION(r), _PRECISION(r))
         if key not in seen:
             seen.add(key)
             out.append(r)
@@ -50,10 +52,25 @@ def _shown_sealed(results, *, benchmark, shots):
     shown = contamination.shown_test_runs(benchmark=benchmark, shots=shots)
     by_model = {}
     for r in results:  # newest first
-        key = (r.hub_id, r.precision)
-        if key not in by_model or shown.get(key) == r.run_id:
+        key = (_HUB(r), _PRECISION(r))
+        if key not in by_model or shown.get(key) == _RUN(r):
             by_model[key] = r
     return list(by_model.values())
+
+
+# The leaderboard reads plain values in one query (no model objects): it lists 1,000s of runs.
+_BOARD_FIELDS = ("pk", "run_id", "hub_id", "revision", "precision", "scored_at", "run__flagged",
+                 "run__submission_id", "run__submission__model_type", "model__params", "model__model_type",
+                 "model__flagged")
+
+
+def _board_values(*, version, split, shots, variant):
+    results = _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots)
+                              .values(*_BOARD_FIELDS))
+    overall = dict(((a["result_id"], (a["correct"], a["n"])) for a in ResultAggregate.objects.filter(
+        result__in=[r["pk"] for r in results], level=Level.OVERALL, variant=variant)
+        .values("result_id", "correct", "n")))
+    return results, overall
 
 
 def _keep(row, *, size_class, on_device, model_type, precision, flagged):
@@ -73,27 +90,25 @@ def leaderboard(*, benchmark, split="validation", shots=0, variant="original", s
                 version=None):
     """Rows ranked by significance among the filtered set (the name search does not change ranks)."""
     version = version or bench_selectors.version_current(benchmark=benchmark)
-    results = _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots))
+    results, overall = _board_values(version=version, split=split, shots=shots, variant=variant)
     if display.is_sealed(split):
         results = _shown_sealed(results, benchmark=benchmark, shots=shots)
     ladder = contamination.ladder_notes(benchmark=benchmark, shots=shots) if display.is_sealed(split) else {}
     suspect = contamination.flags(benchmark=benchmark, shots=shots)
-    overall = {a.result_id: a for a in ResultAggregate.objects.filter(
-        result__in=[r.pk for r in results], level=Level.OVERALL, variant=variant)}
     rows = []
     for r in results:
-        agg = overall.get(r.pk)
-        if agg is None:
+        cell = overall.get(r["pk"])
+        if cell is None:
             continue
-        params = r.model.params if r.model else None
-        contamination_flag = suspect.get((r.hub_id, r.revision, r.precision), False)
-        rows.append({"reported": False, "source": "measured", "hub_id": r.hub_id, "revision": r.revision,
-                     "precision": r.precision, "params": params, "size_class": size_class_of(params),
-                     "model_type": _model_type(r), "flagged": bool(r.run.flagged or (r.model and r.model.flagged)
-                                                                   or contamination_flag),
-                     "possible_contamination": contamination_flag, "ladder_note": ladder.get(r.run_id, ""),
-                     "run_id": r.run_id, "scored_at": r.scored_at, "_cell": (agg.correct, agg.n),
-                     **display.cell(split=split, n=agg.n, correct=agg.correct)})
+        params = r["model__params"]
+        contamination_flag = suspect.get((r["hub_id"], r["revision"], r["precision"]), False)
+        kind = (r["run__submission__model_type"] if r["run__submission_id"] else r["model__model_type"]) or ""
+        rows.append({"reported": False, "source": "measured", "hub_id": r["hub_id"], "revision": r["revision"],
+                     "precision": r["precision"], "params": params, "size_class": size_class_of(params),
+                     "model_type": kind, "flagged": bool(r["run__flagged"] or r["model__flagged"] or contamination_flag),
+                     "possible_contamination": contamination_flag, "ladder_note": ladder.get(r["run_id"], ""),
+                     "run_id": r["run_id"], "scored_at": r["scored_at"], "_cell": cell,
+                     **display.cell(split=split, n=cell[1], correct=cell[0])})
     rows = [row for row in rows if _keep(row, size_class=size_class, on_device=on_device, model_type=model_type,
                                          precision=precision, flagged=flagged)]
     if include_reported:
