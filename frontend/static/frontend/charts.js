@@ -6,7 +6,9 @@
                    purple: "#CC79A7", sky: "#56B4E9", yellow: "#F0E442", black: "#000000", grey: "#5f6b77"};
   const series = [palette.blue, palette.orange, palette.green, palette.vermillion, palette.purple,
                   palette.sky, palette.black, palette.yellow];
-  const config = {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["select2d", "lasso2d"]};
+  // On a phone the mode bar would sit on the legend (both top right); zoom there is by pinch anyway.
+  const config = {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["select2d", "lasso2d"],
+                  displayModeBar: window.matchMedia("(max-width: 600px)").matches ? false : "hover"};
 
   function layoutWith(layout) {
     const base = {
