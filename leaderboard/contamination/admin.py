@@ -47,6 +47,7 @@ def set_delta0_from_reference(modeladmin, request, queryset):
 class DeltaPointAdmin(_ReadOnly):
     list_display = ("hub_id", "revision", "precision", "benchmark", "shots", "delta_points", "computed_at")
     list_filter = ("benchmark", "shots")
+    list_select_related = ("benchmark",)
     search_fields = ("hub_id",)
     fields = ("hub_id", "revision", "precision", "benchmark", "shots", "validation_run", "test_run", "delta_points",
               "computed_at")
@@ -68,6 +69,7 @@ class DeltaOffsetForm(forms.ModelForm):
 class DeltaOffsetAdmin(admin.ModelAdmin):
     form = DeltaOffsetForm
     list_display = ("benchmark", "shots", "value", "set_by", "set_at", "reason")
+    list_select_related = ("benchmark", "set_by")
     list_filter = ("benchmark",)
 
     def save_model(self, request, obj, form, change):
@@ -78,7 +80,8 @@ class DeltaOffsetAdmin(admin.ModelAdmin):
         obj.pk = saved.pk
 
     def has_change_permission(self, request, obj=None):
-        return obj is None  # history: a new value is a new row
+        # History: a new value is a new row, so existing rows never change; the list needs the permission.
+        return obj is None and super().has_change_permission(request)
 
     def has_delete_permission(self, request, obj=None):
         return False
@@ -87,5 +90,7 @@ class DeltaOffsetAdmin(admin.ModelAdmin):
 @admin.register(LadderDecision)
 class LadderDecisionAdmin(_ReadOnly):
     list_display = ("display", "shown_run", "candidate_run", "n", "moved", "decided_at")
+    list_select_related = ("display__benchmark", "shown_run__benchmark_version__benchmark",
+                           "candidate_run__benchmark_version__benchmark")
     fields = ("display", "shown_run", "candidate_run", "n", "moved", "decided_at")
     readonly_fields = fields

@@ -2,9 +2,12 @@
 the board-wide mean Δ over time, flags for the leaderboard, and the Ladder rule's shown test runs.
 
 Every figure is derived from stored counts with the δ₀ in force now. Figures are percentage
-points. Per-topic Δ values are not published: with the validation accuracy public, a topic's Δ
-would give its sealed test accuracy, which the display rules withhold; only which topics stay
-significant after the Holm correction is published.
+points. Published Δ, SE, CI and z use the test accuracy as published (0.1 point), never the exact
+count, so together they say no more about the sealed split than that figure does. Per-topic Δ
+values are not published: with the validation accuracy public, a topic's Δ would give its sealed
+test accuracy, which the display rules withhold; only which topics stay significant after the Holm
+correction is published. A test run the Ladder rule did not show (a newer revision without a
+significant gain) is left out of the board and the history: its Δ would give its test score.
 """
 from collections import defaultdict
 
@@ -13,6 +16,7 @@ from django.utils import timezone
 
 from evaluator.metrics import wilson_interval
 from leaderboard.results import display
+from leaderboard.submissions.models import ModelEntry
 
 from . import stats
 from .models import DeltaOffset, DeltaPoint, LadderDecision, TestScoreDisplay
@@ -25,10 +29,22 @@ def delta0(*, benchmark, shots: int) -> float:
     return offset.value if offset else 0.0
 
 
+def withheld_test_runs():
+    """Sealed-split runs the Ladder rule judged and did not show: their test figures are never published."""
+    return LadderDecision.objects.filter(moved=False).values("candidate_run_id")
+
+
 def _visible(points):
+    hidden_models = ModelEntry.objects.filter(hidden=True).values("hub_id")
     return (points.filter(validation_run__hidden=False, test_run__hidden=False)
-            .exclude(Q(validation_run__submission__model__hidden=True) | Q(test_run__submission__model__hidden=True))
+            .exclude(hub_id__in=hidden_models).exclude(test_run_id__in=withheld_test_runs())
             .exclude(Q(validation_run__submission__hidden=True) | Q(test_run__submission__hidden=True)))
+
+
+def _published_stats(point, offset):
+    """Δ and friends from the validation count and the test accuracy rounded as published (0.1 point)."""
+    return stats.delta_from(point.correct_v / point.n_v, point.n_v, round(point.correct_t / point.n_t, 3),
+                            point.n_t, offset)
 
 
 def _pt(x, places=1):
@@ -66,7 +82,7 @@ def _topics(point, offset):
 
 
 def point_row(point, offset: float) -> dict:
-    d = stats.delta_stats(point.correct_v, point.n_v, point.correct_t, point.n_t, offset)
+    d = _published_stats(point, offset)
     probe = _probe(point)
     reasons = []
     if d.flagged:
@@ -112,15 +128,17 @@ def board_history(*, benchmark, shots: int = 0) -> list[dict]:
     points = list(_visible(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
                   .order_by("computed_at", "pk").values("hub_id", "revision", "precision", "computed_at",
                                                         "correct_v", "n_v", "correct_t", "n_t"))
+    # the test accuracy as published (0.1 point); the mean to 0.1 point as well
     latest, series = {}, []
     by_day = defaultdict(list)
     for p in points:
         by_day[timezone.localdate(p["computed_at"])].append(p)
     for day in sorted(by_day):
         for p in by_day[day]:
-            latest[(p["hub_id"], p["revision"], p["precision"])] = p["correct_t"] / p["n_t"] - p["correct_v"] / p["n_v"]
+            latest[(p["hub_id"], p["revision"], p["precision"])] = (round(p["correct_t"] / p["n_t"], 3)
+                                                                    - p["correct_v"] / p["n_v"])
         values = list(latest.values())
-        series.append({"date": day, "mean_delta": _pt(sum(values) / len(values), 2), "models": len(values)})
+        series.append({"date": day, "mean_delta": _pt(sum(values) / len(values)), "models": len(values)})
     return series
 
 
@@ -143,7 +161,7 @@ def model_contamination(*, hub_id: str) -> dict:
             latest.append(point_row(p, offset_for(p)))
     history = []
     for p in reversed(points):
-        d = stats.delta_stats(p.correct_v, p.n_v, p.correct_t, p.n_t, offset_for(p))
+        d = _published_stats(p, offset_for(p))
         history.append({"computed_at": p.computed_at, "revision": p.revision, "precision": p.precision,
                         "benchmark": p.benchmark.slug, "shots": p.shots, "delta": _pt(d.delta), "se": _pt(d.se, 2),
                         "z": round(d.z, 2), "flagged": d.flagged})
@@ -154,9 +172,13 @@ def flags(*, benchmark, shots: int) -> dict[tuple[str, str, str], bool]:
     """(hub_id, revision, precision) -> possible contamination, for the leaderboard's rows."""
     offset = delta0(benchmark=benchmark, shots=shots)
     out = {}
-    for p in (DeltaPoint.objects.filter(benchmark=benchmark, shots=shots).order_by("-computed_at", "-pk")
-              .values_list("hub_id", "revision", "precision", "correct_v", "n_v", "correct_t", "n_t")):
-        out.setdefault(p[:3], stats.delta_stats(*p[3:], offset).flagged)  # the latest point of each
+    points = DeltaPoint.objects.filter(benchmark=benchmark, shots=shots, validation_run__hidden=False,
+                                       test_run__hidden=False).order_by("-computed_at", "-pk")
+    for hub_id, revision, precision, cv, nv, ct, nt in points.values_list(
+            "hub_id", "revision", "precision", "correct_v", "n_v", "correct_t", "n_t"):
+        # the latest point of each; a boolean only, so withheld (Ladder) test runs count too
+        out.setdefault((hub_id, revision, precision),
+                       stats.delta_from(cv / nv, nv, round(ct / nt, 3), nt, offset).flagged)
     return out
 
 
@@ -167,14 +189,16 @@ def shown_test_runs(*, benchmark, shots: int) -> dict[tuple[str, str], int]:
 
 
 def ladder_notes(*, benchmark, shots: int) -> dict[int, str]:
-    """shown run id -> why a newer revision's test score is not shown (its latest decision that kept it)."""
-    notes = {}
+    """shown run id -> why newer test runs of the model are not shown (the decisions that kept it)."""
+    kept = {}
     for d in (LadderDecision.objects.filter(display__benchmark=benchmark, display__shots=shots, moved=False)
               .select_related("display", "candidate_run").order_by("decided_at", "pk")):
-        if d.display.run_id != d.shown_run_id:
-            continue
-        notes[d.shown_run_id] = (
-            f"revision {d.candidate_run.model_revision[:12] or '?'} scored a paired gain of "
-            f"{_pt(d.mean_diff):+.1f} pt over {d.n} shared test questions, not above the Ladder threshold "
-            f"s/√n = {_pt(d.threshold):.1f} pt; the board keeps this revision's figure")
-    return notes
+        if d.display.run_id == d.shown_run_id:
+            revisions = kept.setdefault(d.shown_run_id, [])
+            if (d.candidate_run.model_revision[:12] or "?") not in revisions:
+                revisions.append(d.candidate_run.model_revision[:12] or "?")
+    # No figures: the candidates' test scores stay unpublished (that is the point of the Ladder rule).
+    return {run_id: (f"later test run(s) of revision {', '.join(revisions)} showed no paired gain above the Ladder "
+                     f"threshold s/√n over the shared questions, so the board keeps this figure and does not "
+                     f"publish theirs")
+            for run_id, revisions in kept.items()}

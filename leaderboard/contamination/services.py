@@ -35,7 +35,7 @@ def _counterpart(result: RunResult) -> RunResult | None:
     other = Split.VALIDATION if result.split in SEALED_SPLITS else Split.TEST
     return (RunResult.objects.filter(hub_id=result.hub_id, revision=result.revision, precision=result.precision,
                                      benchmark_id=result.benchmark_id, shots=result.shots, split=other,
-                                     run__status=RunStatus.SUCCEEDED)
+                                     run__status=RunStatus.SUCCEEDED, run__hidden=False)
             .select_related("run").order_by("-scored_at", "-pk").first())
 
 

@@ -32,7 +32,7 @@ def _se(p_v: float, n_v: int, p_t: float, n_t: int) -> float:
     return math.sqrt(p_v * (1 - p_v) / n_v + p_t * (1 - p_t) / n_t)
 
 
-def delta_stats(correct_v: int, n_v: int, correct_t: int, n_t: int, delta0: float = 0.0) -> Delta:
+def delta_stats(correct_v: float, n_v: int, correct_t: float, n_t: int, delta0: float = 0.0) -> Delta:
     """Δ = p_t − p_v, SE_Δ = √(p_v(1−p_v)/n_v + p_t(1−p_t)/n_t), z = (Δ − δ₀)/SE_Δ, flag when −z > 3.
 
     When both proportions are 0 or 1 the SE is 0; the z then uses the Agresti–Caffo SE
@@ -40,7 +40,12 @@ def delta_stats(correct_v: int, n_v: int, correct_t: int, n_t: int, delta0: floa
     """
     if not n_v or not n_t:
         raise ValueError("Δ needs both a validation and a test result")
-    p_v, p_t = correct_v / n_v, correct_t / n_t
+    return delta_from(correct_v / n_v, n_v, correct_t / n_t, n_t, delta0)
+
+
+def delta_from(p_v: float, n_v: int, p_t: float, n_t: int, delta0: float = 0.0) -> Delta:
+    """delta_stats on proportions (the published figures use the test accuracy as published)."""
+    correct_v, correct_t = p_v * n_v, p_t * n_t
     delta = p_t - p_v
     se = _se(p_v, n_v, p_t, n_t)
     se_z = se or _se((correct_v + 1) / (n_v + 2), n_v + 2, (correct_t + 1) / (n_t + 2), n_t + 2)

@@ -84,9 +84,11 @@ def route_task(name, args, kwargs, options, task=None, **kw):
     """Celery router (CELERY_TASK_ROUTES): a run's prediction task goes to its size class's queue.
 
     Celery lets an explicit ``apply_async(queue=...)`` win over routers, so callers that want
-    size routing publish without naming a queue.
+    size routing publish without naming a queue. Celery still calls routers then; we look nothing
+    up, since lifecycle.send_predict (on the GPU worker too, for a retry) names the run's stored queue
+    and that worker's database role cannot read the submission tables.
     """
-    if name not in ROUTED_TASKS:
+    if name not in ROUTED_TASKS or (options or {}).get("queue"):
         return None
     run_id = args[0] if args else (kwargs or {}).get("run_id")
     if run_id is None:

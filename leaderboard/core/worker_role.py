@@ -2,8 +2,15 @@
 
 The GPU worker reads questions and its run, writes prediction chunks and its run's lifecycle
 columns (and, for a local MRScore judge, the judge's tables). It gets nothing else: no users,
-sessions or API tokens, no audit records, no results or contamination tables, and on the run
-row not the summary, visibility or flag columns that pages trust.
+sessions or API tokens, no submissions, no audit records, no results or contamination tables; on
+the run row it may not read `summary` (exact per-topic counts of every run, sealed ones included)
+nor write the summary, visibility or flag columns that pages trust.
+
+Prediction chunks are guarded by row-level security: the role sees and inserts only chunks of
+runs that are running (its own claimed run, to resume it). What remains exposed: chunks of runs
+in flight at the same moment (their predicted letters, never whether they are right) and the
+question text of every split, which the worker needs to predict at all; a worker that can run one
+model on the sealed questions can run any, so other models' letters add little.
 
 The role itself (LOGIN, password) is created once by docker/postgres-init/; the grants follow the
 tables, so `manage.py grant_worker_role` runs after every migrate (docker/start-web.sh).
@@ -13,12 +20,14 @@ import re
 from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured
 
+from leaderboard.evaluations.models import RunStatus
+
 ROLE_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 
-# app labels whose every table the worker may read
+# app labels whose every table the worker may read (but the columns below)
 READ_APPS = ("benchmarks", "evaluations", "mrscore")
-# single models it may read besides (the size router looks up a run's model)
-READ_MODELS = ("submissions.ModelEntry", "submissions.Submission")
+# Columns it may not read: the worker's queries on these models defer them (lifecycle._run_for_worker).
+HIDDEN_COLUMNS = {"evaluations.EvaluationRun": ("summary",)}
 INSERT_MODELS = ("evaluations.PredictionChunk", "mrscore.MRScoreChunk", "mrscore.QuestionMRScore",
                  "mrscore.TopicMRScore")
 DELETE_MODELS = ("mrscore.QuestionMRScore", "mrscore.TopicMRScore")  # a judge job rewrites its own scores
@@ -44,11 +53,17 @@ def _column(label, field_name):
 
 def planned_grants() -> dict[str, list]:
     """privilege -> tables (or, for column grants, (table, [columns]) pairs)."""
-    readable = [model._meta.db_table for label in READ_APPS
-                for model in apps.get_app_config(label).get_models(include_auto_created=True)]
-    readable += [_table(label) for label in READ_MODELS]
+    readable = {model._meta.db_table for label in READ_APPS
+                for model in apps.get_app_config(label).get_models(include_auto_created=True)}
+    readable_columns = []
+    for label, hidden in HIDDEN_COLUMNS.items():
+        model = apps.get_model(label)
+        readable.discard(model._meta.db_table)
+        readable_columns.append((model._meta.db_table, [f.column for f in model._meta.concrete_fields
+                                                        if f.name not in hidden]))
     return {
-        "SELECT": sorted(set(readable)),
+        "SELECT": sorted(readable),
+        "SELECT_COLUMNS": readable_columns,
         "INSERT": sorted(_table(label) for label in INSERT_MODELS),
         "DELETE": sorted(_table(label) for label in DELETE_MODELS),
         "UPDATE": sorted(_table(label) for label in UPDATE_MODELS),
@@ -63,7 +78,7 @@ def grant_statements(*, role: str, quote, existing_tables) -> list[str]:
         raise ImproperlyConfigured(f"{role!r} is not a plain PostgreSQL role name ([a-z_][a-z0-9_]*).")
     plan = planned_grants()
     wanted = {t for tables in (plan["SELECT"], plan["INSERT"], plan["DELETE"], plan["UPDATE"]) for t in tables}
-    wanted |= {table for table, _columns in plan["UPDATE_COLUMNS"]}
+    wanted |= {table for table, _columns in plan["UPDATE_COLUMNS"] + plan["SELECT_COLUMNS"]}
     missing = sorted(wanted - set(existing_tables))
     if missing:
         raise ImproperlyConfigured(f"tables missing (run `manage.py migrate` first): {', '.join(missing)}")
@@ -75,6 +90,30 @@ def grant_statements(*, role: str, quote, existing_tables) -> list[str]:
     for privilege in ("SELECT", "INSERT", "DELETE", "UPDATE"):
         if plan[privilege]:
             statements.append(f"GRANT {privilege} ON {', '.join(quote(t) for t in plan[privilege])} TO {who}")
-    for table, columns in plan["UPDATE_COLUMNS"]:
-        statements.append(f"GRANT UPDATE ({', '.join(quote(c) for c in columns)}) ON {quote(table)} TO {who}")
-    return statements
+    for privilege in ("SELECT", "UPDATE"):
+        for table, columns in plan[f"{privilege}_COLUMNS"]:
+            statements.append(
+                f"GRANT {privilege} ({', '.join(quote(c) for c in columns)}) ON {quote(table)} TO {who}")
+    return statements + chunk_policy_statements(role=role, quote=quote)
+
+
+def chunk_policy_statements(*, role: str, quote) -> list[str]:
+    """Row-level security on prediction chunks: the role reads and inserts those of running runs only.
+
+    A permissive policy for everyone keeps other roles as they were (the tables' owner, which the web
+    and trusted worker use, bypasses row-level security anyway); a restrictive one narrows this role.
+    """
+    chunk, run = apps.get_model("evaluations.PredictionChunk"), apps.get_model("evaluations.EvaluationRun")
+    table, run_table = quote(chunk._meta.db_table), quote(run._meta.db_table)
+    running = (f"EXISTS (SELECT 1 FROM {run_table} r WHERE r.{quote(run._meta.pk.column)} = "
+               f"{table}.{quote(chunk._meta.get_field('run').column)} "
+               f"AND r.{quote(run._meta.get_field('status').column)} = '{RunStatus.RUNNING.value}')")
+    everyone, narrowed = quote("all_roles"), quote(f"{role}_running_runs")
+    return [
+        f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY",
+        f"DROP POLICY IF EXISTS {everyone} ON {table}",
+        f"CREATE POLICY {everyone} ON {table} USING (true) WITH CHECK (true)",
+        f"DROP POLICY IF EXISTS {narrowed} ON {table}",
+        f"CREATE POLICY {narrowed} ON {table} AS RESTRICTIVE TO {quote(role)} USING ({running}) "
+        f"WITH CHECK ({running})",
+    ]

@@ -19,7 +19,7 @@ def run_rerun(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
         shots=run.shots, variants=run.variants, seed=run.seed, dataset_hash=run.dataset_hash,
         library_versions=services.library_versions(), queue=run.queue, probe=run.probe,
     )
-    lifecycle.run_enqueue(run=new)
+    lifecycle.run_enqueue(run=new, route=True)
     audit_record(actor=actor, action="rerun", target=run, reason=reason, new_run=new.pk)
     return new
 

@@ -35,12 +35,28 @@ def send_score(run_id: int):
     score_run.apply_async(args=[run_id], queue="default")
 
 
-def run_enqueue(*, run: EvaluationRun, countdown: int = 0):
-    """Mark queued now on its size class's queue; publish only once the transaction that made the run has committed."""
-    from leaderboard.core.routing import gpu_queue_for_run
+def run_enqueue(*, run: EvaluationRun, countdown: int = 0, route: bool = False):
+    """Mark queued now; publish only once the transaction that made the run has committed.
 
-    EvaluationRun.objects.filter(pk=run.pk).update(enqueued_at=timezone.now(), queue=gpu_queue_for_run(run.pk))
+    route=True (a new run, on the trusted side) picks and stores its size class's queue. Otherwise the
+    stored queue stands: a retry is enqueued by the GPU worker, whose database role may neither write
+    `queue` nor read the submission tables the router looks at.
+    """
+    changes = {"enqueued_at": timezone.now()}
+    if route:
+        from leaderboard.core.routing import gpu_queue_for_run
+
+        changes["queue"] = gpu_queue_for_run(run.pk)
+    EvaluationRun.objects.filter(pk=run.pk).update(**changes)
     transaction.on_commit(lambda: send_predict(run.pk, countdown=countdown))
+
+
+def _run_for_worker(run_id: int) -> EvaluationRun:
+    """The run as the GPU worker may read it: its role cannot SELECT `summary` (leaderboard/core/worker_role.py).
+
+    A deferred field stays out of later `refresh_from_db()` calls too, so the instance is safe to pass on.
+    """
+    return EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id)
 
 
 def run_claim_for_worker(*, run_id: int) -> EvaluationRun | None:
@@ -51,7 +67,7 @@ def run_claim_for_worker(*, run_id: int) -> EvaluationRun | None:
         status=RunStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=_lease(),
         started_at=now, failure_reason="", failure_code="",
     )
-    return EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id) if updated == 1 else None
+    return _run_for_worker(run_id) if updated == 1 else None
 
 
 def run_heartbeat(*, run: EvaluationRun):
@@ -62,8 +78,11 @@ def run_heartbeat(*, run: EvaluationRun):
 
 
 def run_attempt_failed(*, run_id: int, exc: BaseException, during_load: bool) -> str:
-    """Retry while attempts remain and the failure may pass; else FAILED with a reason. Returns the status."""
-    run = EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id)
+    """Retry while attempts remain and the failure may pass; else FAILED with a reason. Returns the status.
+
+    Runs on the GPU worker: it re-enqueues on the run's stored queue (no routing).
+    """
+    run = _run_for_worker(run_id)
     if run.status == RunStatus.CANCELLED:
         return run.status
     code = classify(exc, during_load=during_load)
@@ -130,13 +149,13 @@ def reconcile(*, now=None) -> int:
     """
     now = now or timezone.now()
     stale = now - timedelta(seconds=settings.RECONCILE_AFTER_SECONDS)
-    ids = list(EvaluationRun.objects.filter(status=RunStatus.QUEUED)
-               .filter(Q(enqueued_at__lt=stale) | Q(enqueued_at__isnull=True)).values_list("pk", flat=True))
-    for run_id in ids:
-        with transaction.atomic():
-            run_enqueue(run=EvaluationRun(pk=run_id))
+    runs = list(EvaluationRun.objects.filter(status=RunStatus.QUEUED)
+                .filter(Q(enqueued_at__lt=stale) | Q(enqueued_at__isnull=True)).values_list("pk", "enqueued_at"))
+    for run_id, enqueued_at in runs:
+        with transaction.atomic():  # a run never enqueued was never routed either
+            run_enqueue(run=EvaluationRun(pk=run_id), route=enqueued_at is None)
     # Runs predicted but never scored (the scoring message was lost) get scored.
     for run_id in EvaluationRun.objects.filter(status=RunStatus.SCORING, lease_expires_at__lt=now).values_list(
             "pk", flat=True):
         send_score(run_id)
-    return len(ids)
+    return len(runs)

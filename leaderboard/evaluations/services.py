@@ -118,8 +118,10 @@ def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_
         tmpl = get_template(run.template)
         prompts = [tmpl.render(q.question, q.options) for q in sample]
         run.efficiency = measure_efficiency(backend, prompts, use_chat_template=run.use_chat_template)
-    if run.probe:
-        run.probe_rows = run_probe(backend, questions, seed=run.seed, use_chat_template=run.use_chat_template)
+    if run.probe:  # generation is slow: keep the lease alive as in the predicting loop
+        beat = (lambda done, total: on_progress_chunk()) if on_progress_chunk else None
+        run.probe_rows = run_probe(backend, questions, seed=run.seed, use_chat_template=run.use_chat_template,
+                                   progress=beat)
     run.hardware = {"backend": backend.describe(), "machine": platform.machine(), "node": platform.node()}
     # Conditional: a run cancelled meanwhile stays cancelled.
     EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
@@ -137,9 +139,11 @@ def run_score(*, run: EvaluationRun) -> EvaluationRun:
     if run.probe_rows:
         summary["probe"] = probe_counts(run.probe_rows, key)
     # Conditional: scoring twice (a repeated message) or after a cancel changes nothing.
-    EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SCORING).update(
+    scored = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SCORING).update(
         summary=summary, status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_expires_at=None)
     run.refresh_from_db()
+    if not scored:
+        return run
     results_services.run_results_write(run=run, rows=rows, primary_variant=summary["primary_variant"])
     contamination_services.run_scored(run=run, rows=rows)
     return run

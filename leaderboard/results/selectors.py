@@ -21,10 +21,11 @@ SORTS = {"rank": lambda r: (r["rank"], -(r["accuracy"] or 0), r["hub_id"]),
 
 
 def visible_results(**filters):
-    """Succeeded, non-hidden runs' results (newest first). The runs' bulky JSON (summary, probe rows) is
-    deferred: boards list 1,000s of runs and never read it."""
+    """Succeeded, non-hidden runs' results (newest first), without sealed runs the Ladder rule did not show.
+    The runs' bulky JSON (summary, probe rows) is deferred: boards list 1,000s of runs and never read it."""
     return (RunResult.objects.filter(run__status=RunStatus.SUCCEEDED, run__hidden=False, **filters)
             .exclude(run__submission__hidden=True).exclude(model__hidden=True)
+            .exclude(run_id__in=contamination.withheld_test_runs())
             .select_related("run__submission", "model", "benchmark")
             .defer("run__summary", "run__probe_rows", "run__log_excerpt").order_by("-scored_at", "-pk"))
 
@@ -64,9 +65,14 @@ _BOARD_FIELDS = ("pk", "run_id", "hub_id", "revision", "precision", "scored_at",
                  "model__flagged")
 
 
-def _board_values(*, version, split, shots, variant):
-    results = _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots)
-                              .values(*_BOARD_FIELDS))
+def _board_values(*, benchmark, version, split, shots, variant):
+    """The board's runs (latest per model revision; sealed: the Ladder's shown run per model) and their
+    overall (correct, n)."""
+    results = visible_results(benchmark_version=version, split=split, shots=shots).values(*_BOARD_FIELDS)
+    # Sealed: choose among all of a model's runs, so a newer re-run of the same revision cannot displace
+    # the shown one.
+    results = (_shown_sealed(results, benchmark=benchmark, shots=shots) if display.is_sealed(split)
+               else _latest_per_key(results))
     overall = dict(((a["result_id"], (a["correct"], a["n"])) for a in ResultAggregate.objects.filter(
         result__in=[r["pk"] for r in results], level=Level.OVERALL, variant=variant)
         .values("result_id", "correct", "n")))
@@ -90,9 +96,8 @@ def leaderboard(*, benchmark, split="validation", shots=0, variant="original", s
                 version=None):
     """Rows ranked by significance among the filtered set (the name search does not change ranks)."""
     version = version or bench_selectors.version_current(benchmark=benchmark)
-    results, overall = _board_values(version=version, split=split, shots=shots, variant=variant)
-    if display.is_sealed(split):
-        results = _shown_sealed(results, benchmark=benchmark, shots=shots)
+    results, overall = _board_values(benchmark=benchmark, version=version, split=split, shots=shots,
+                                     variant=variant)
     ladder = contamination.ladder_notes(benchmark=benchmark, shots=shots) if display.is_sealed(split) else {}
     suspect = contamination.flags(benchmark=benchmark, shots=shots)
     rows = []

@@ -1,4 +1,5 @@
 """Submission and run status as the author sees it (API and status page share this)."""
+from leaderboard.benchmarks.models import SEALED_SPLITS
 from leaderboard.evaluations.display import public_summary
 from leaderboard.evaluations.models import RunStatus
 
@@ -11,7 +12,8 @@ def run_status(run) -> dict:
     if run.status in (RunStatus.FAILED, RunStatus.CANCELLED) or (run.failure_code and run.status == RunStatus.QUEUED):
         failure = {"code": run.failure_code or run.status.upper(), "reason": run.failure_reason,
                    "log_excerpt": run.log_excerpt}
-    accuracy = _accuracy(run)
+    withheld = run.pk in _withheld(run)
+    accuracy = None if withheld else _accuracy(run)
     previous = run.rerun_of
     change = None
     if previous is not None and accuracy is not None and _accuracy(previous) is not None:
@@ -20,7 +22,19 @@ def run_status(run) -> dict:
     return {"id": run.pk, "benchmark": run.benchmark_version.benchmark.slug, "split": run.split,
             "variants": run.variants, "status": run.status, "attempts": run.attempts, **progress,
             "accuracy": accuracy, "rerun_of": previous.pk if previous else None, "accuracy_change": change,
-            "failure": failure}
+            "accuracy_note": WITHHELD_NOTE if withheld else "", "failure": failure}
+
+
+WITHHELD_NOTE = ("not published: this revision's paired gain on the sealed test split was not significant over "
+                 "the revision the board shows (Ladder rule), so its test score stays sealed")
+
+
+def _withheld(run):
+    if run.split not in SEALED_SPLITS:
+        return set()
+    from leaderboard.contamination.selectors import withheld_test_runs
+
+    return set(withheld_test_runs().filter(candidate_run_id=run.pk).values_list("candidate_run_id", flat=True))
 
 
 def _accuracy(run):

@@ -40,6 +40,7 @@ class RunStatusSerializer(serializers.Serializer):
     chunks_total = serializers.IntegerField(allow_null=True)
     accuracy = serializers.FloatField(allow_null=True, help_text="percent; sealed split rounded to 0.1")
     rerun_of = serializers.IntegerField(allow_null=True, help_text="the run this one repeats")
+    accuracy_note = serializers.CharField(default="", help_text="why the accuracy is not published, if it is not")
     accuracy_change = serializers.FloatField(allow_null=True, help_text="points versus the run it repeats")
     failure = FailureSerializer(allow_null=True)
 

@@ -120,4 +120,4 @@ def _queue_runs(*, submission, version):
         splits.append((Split.TEST, ["original"]))
     for split, variants in splits:
         run = run_services.run_create(split=split, variants=variants, submission=submission, **common)
-        lifecycle.run_enqueue(run=run)
+        lifecycle.run_enqueue(run=run, route=True)

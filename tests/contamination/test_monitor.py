@@ -34,6 +34,19 @@ def test_it_adds_a_point_once_both_splits_are_scored(client, make_run):
     assert row["test"]["correct"] is None and row["test"]["accuracy"] == 65.0  # sealed: 0.1 point, no count
 
 
+def test_published_figures_use_the_test_accuracy_as_published(client, make_run):
+    """z, SE and the CI come from the 0.1-point test figure, so they reveal no more than it does."""
+    from leaderboard.contamination import stats
+
+    make_run("org/m", "validation", 360)
+    make_run("org/m", "test", 313)  # 65.208...%, published as 65.2
+    row = _board(client)["org/m"]
+    published = stats.delta_from(0.75, 480, 0.652, 480)
+    assert row["test"]["accuracy"] == 65.2 and row["delta"] == -9.8
+    assert row["z"] == round(published.z, 2) and row["se"] == round(100 * published.se, 2)
+    assert row["z"] != round(stats.delta_stats(360, 480, 313, 480).z, 2)  # the exact count would differ
+
+
 def test_it_does_not_flag_a_model_at_chance_on_both_splits(client, make_run):
     make_run("org/random", "validation", 120)
     make_run("org/random", "test", 127)
@@ -107,10 +120,24 @@ def test_the_ladder_rule_decides_which_test_score_is_shown(client, make_run):
     assert moved.moved and moved.mean_diff == pytest.approx(20 / 480)
     assert not kept.moved and kept.n == 480
     assert kept.mean_diff == pytest.approx(1 / 480) and kept.threshold == pytest.approx(0.0046618, abs=1e-6)
+    # A re-run of the shown revision that does no better cannot displace the shown run either.
+    make_run("org/l", "test", 250, revision=rev2)
     response = client.get(reverse("api-leaderboard"), {"benchmark": "mobile-mmlu", "split": "test"})
     rows = [r for r in response.json()["results"] if r["hub_id"] == "org/l"]
     assert len(rows) == 1 and rows[0]["revision"] == rev2 and rows[0]["accuracy"] == 54.2
-    assert "revision 333333333333" in rows[0]["ladder_note"] and "threshold" in rows[0]["ladder_note"]
+    assert rows[0]["run_id"] == moved.candidate_run_id
+    assert "revision 333333333333, 222222222222" in rows[0]["ladder_note"] and "threshold" in rows[0]["ladder_note"]
+    # The runs the rule did not show publish no test figure anywhere: not on the model's API, nor its history.
+    model = client.get(reverse("api-model-detail", args=["org/l"])).json()
+    assert sorted(run["revision"] for run in model["runs"]) == [rev1, rev2]
+    history = client.get(reverse("api-model-history", args=["org/l"])).json()
+    assert len(history) == 2 and "54.0" not in str(history)  # the withheld runs: 263/480 = 54.8, 250/480 = 52.1
+    # Its author's status view does not give it away either.
+    from leaderboard.evaluations.models import EvaluationRun
+    from leaderboard.submissions.presenters import run_status
+
+    status = run_status(EvaluationRun.objects.get(pk=kept.candidate_run_id))
+    assert status["accuracy"] is None and "Ladder rule" in status["accuracy_note"]
 
 
 def test_the_history_keeps_every_point_and_the_board_mean_per_day(client, make_run):
@@ -119,14 +146,15 @@ def test_the_history_keeps_every_point_and_the_board_mean_per_day(client, make_r
     DeltaPoint.objects.update(computed_at=DeltaPoint.objects.get().computed_at - timedelta(days=2))
     make_run("org/b", "validation", 300)
     make_run("org/b", "test", 312)  # Δ +2.5
-    make_run("org/a", "test", 264, revision="a" * 40)  # a re-test of the same revision: Δ -7.5
+    make_run("org/a", "test", 312, revision="a" * 40)  # a re-test, 24 more right (the Ladder shows it): Δ +2.5
+    make_run("org/a", "test", 290, revision="a" * 40)  # another, not better: withheld, no point published
     response = client.get(reverse("api-contamination-history"), {"benchmark": "mobile-mmlu"})
     series = response.json()
-    assert [p["mean_delta"] for p in series] == [-2.5, -2.5]  # day 1: a only; day 3: mean(-7.5, +2.5)
+    assert [p["mean_delta"] for p in series] == [-2.5, 2.5]  # day 1: a only; day 3: mean(+2.5, +2.5)
     assert [p["models"] for p in series] == [1, 2]
     model = client.get(reverse("api-contamination-model", args=["org/a"])).json()
-    assert [p["delta"] for p in model["history"]] == [-2.5, -7.5]
-    assert len(model["latest"]) == 1 and model["latest"][0]["delta"] == -7.5
+    assert [p["delta"] for p in model["history"]] == [-2.5, 2.5]
+    assert len(model["latest"]) == 1 and model["latest"][0]["delta"] == 2.5
 
 
 def test_the_leaderboard_shows_the_contamination_flag(client, make_run):

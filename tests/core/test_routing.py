@@ -6,7 +6,8 @@ from django.core.exceptions import ImproperlyConfigured
 from leaderboard.benchmarks.models import BenchmarkVersion
 from leaderboard.celery import app
 from leaderboard.core.routing import gpu_queue_for_params, parse_gpu_queues, route_task
-from leaderboard.evaluations import services
+from leaderboard.evaluations import lifecycle, services
+from leaderboard.evaluations.models import EvaluationRun, RunStatus
 from leaderboard.submissions.models import ModelEntry, Submission
 
 CLASSES = "gpu-small:14e9,gpu-medium:60000000000,gpu-large"
@@ -62,6 +63,14 @@ def test_it_routes_a_run_by_its_models_size(run_of_model, settings):
 
 
 @pytest.mark.django_db
+def test_it_leaves_a_named_queue_alone(run_of_model, settings, django_assert_num_queries):
+    settings.GPU_QUEUE_CLASSES = parse_gpu_queues(CLASSES)
+    run = run_of_model("org/large-70b", 70_000_000_000)
+    with django_assert_num_queries(0):  # the publisher chose (the run's stored queue): nothing to look up
+        assert route_task("evaluator.predict_run", (run.pk,), {}, {"queue": "gpu-large"}) is None
+
+
+@pytest.mark.django_db
 def test_it_sends_every_run_to_gpu_without_size_classes(run_of_model, django_assert_num_queries):
     run = run_of_model("org/large-70b", 70_000_000_000)
     with django_assert_num_queries(0):  # no lookup when there is one queue
@@ -72,15 +81,57 @@ def test_it_sends_every_run_to_gpu_without_size_classes(run_of_model, django_ass
 def test_an_enqueued_run_is_published_to_its_size_class(run_of_model, settings, django_capture_on_commit_callbacks):
     import redis
 
-    from leaderboard.evaluations import lifecycle
-
     settings.GPU_QUEUE_CLASSES = parse_gpu_queues(CLASSES)
     broker = redis.Redis.from_url(settings.CELERY_BROKER_URL)
     broker.delete("gpu-large", "gpu-small", "gpu")
     large = run_of_model("org/large-70b", 70_000_000_000)
     with django_capture_on_commit_callbacks(execute=True):
-        lifecycle.run_enqueue(run=large)
+        lifecycle.run_enqueue(run=large, route=True)
     large.refresh_from_db()
     assert large.queue == "gpu-large"  # stored, so queue positions count the right queue
     assert broker.llen("gpu-large") == 1 and broker.llen("gpu-small") == broker.llen("gpu") == 0
     broker.delete("gpu-large")
+
+
+@pytest.fixture
+def broker(settings):
+    import redis
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    queues = ("gpu-large", "gpu-medium", "gpu-small", "gpu")
+    client.delete(*queues)
+    yield client
+    client.delete(*queues)
+
+
+@pytest.mark.django_db
+def test_a_retry_keeps_the_runs_stored_queue(run_of_model, settings, broker, django_capture_on_commit_callbacks):
+    """The GPU worker enqueues a retry; it must not route (its role reads no submissions, writes no queue)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.GPU_QUEUE_CLASSES = parse_gpu_queues(CLASSES)
+    run = run_of_model("org/large-70b", 70_000_000_000)
+    lifecycle.run_enqueue(run=run, route=True)
+    assert lifecycle.run_claim_for_worker(run_id=run.pk) is not None
+    ModelEntry.objects.filter(hub_id="org/large-70b").update(params=3_000_000_000)  # the router would now differ
+    with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
+        status = lifecycle.run_attempt_failed(run_id=run.pk, exc=RuntimeError("flaky GPU"), during_load=False)
+    run.refresh_from_db()
+    assert status == RunStatus.QUEUED and run.queue == "gpu-large" and run.attempts == 1
+    assert broker.llen("gpu-large") == 1 and broker.llen("gpu-small") == 0
+    assert not [q["sql"] for q in queries if "submissions_" in q["sql"] or '"summary"' in q["sql"]]
+
+
+@pytest.mark.django_db
+def test_the_reconciler_routes_only_runs_never_enqueued(run_of_model, settings, broker,
+                                                        django_capture_on_commit_callbacks):
+    settings.GPU_QUEUE_CLASSES = parse_gpu_queues(CLASSES)
+    stale = run_of_model("org/stale-70b", 70_000_000_000)
+    fresh = run_of_model("org/never-3b", 3_000_000_000)
+    EvaluationRun.objects.filter(pk=stale.pk).update(queue="gpu-medium", enqueued_at="2020-01-01T00:00Z")
+    with django_capture_on_commit_callbacks(execute=True):
+        assert lifecycle.reconcile() == 2
+    assert dict(EvaluationRun.objects.filter(pk__in=[stale.pk, fresh.pk]).values_list("model_ref", "queue")) == {
+        "org/stale-70b": "gpu-medium", "org/never-3b": "gpu-small"}
+    assert broker.llen("gpu-small") == 1 and broker.llen("gpu-medium") == 1

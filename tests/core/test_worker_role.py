@@ -11,9 +11,11 @@ from rest_framework.authtoken.models import Token
 
 from leaderboard.benchmarks.models import BenchmarkVersion
 from leaderboard.core.models import AuditRecord
-from leaderboard.evaluations import runner, services
+from leaderboard.core.routing import parse_gpu_queues
+from leaderboard.evaluations import lifecycle, runner, services
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
 from leaderboard.results.models import ResultAggregate, RunResult
+from leaderboard.submissions.models import ModelEntry, Submission
 
 pytestmark = pytest.mark.django_db
 
@@ -26,6 +28,16 @@ def gpu_role():
         cursor.execute(f'CREATE ROLE "{role}" NOLOGIN')
     call_command("grant_worker_role", role, stdout=io.StringIO())
     return role
+
+
+@pytest.fixture
+def broker(settings):
+    import redis
+
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client.delete("gpu-small", "gpu-large")
+    yield client
+    client.delete("gpu-small", "gpu-large")
 
 
 class acting_as:
@@ -54,15 +66,35 @@ def refused(sql, params=()):
     return False
 
 
-def test_it_works(demo_loaded, biased_model_dir, gpu_role, settings):
-    """The real prediction path (claim, questions, chunks, progress, hand-off to scoring) under the role."""
+def test_it_works(demo_loaded, biased_model_dir, gpu_role, settings, monkeypatch, broker,
+                  django_capture_on_commit_callbacks):
+    """The real prediction path under the role: claim, questions, chunks, progress, a failed attempt
+    retried on the run's stored queue, resumed from its stored chunk, handed off to scoring."""
     settings.RUN_BATCH_SIZE = 32
+    settings.GPU_QUEUE_CLASSES = parse_gpu_queues("gpu-small:14e9,gpu-large")
     version = BenchmarkVersion.objects.get(benchmark__slug="mobile-mmlu")
-    run = services.run_create(version=version, split="validation", model_ref=str(biased_model_dir))
+    model = ModelEntry.objects.create(hub_id="org/big-70b", namespace="org", params=70_000_000_000)
+    submission = Submission.objects.create(submitter=User.objects.create_user("author"), model=model)
+    run = services.run_create(version=version, split="validation", model_ref=str(biased_model_dir),
+                              submission=submission)
+    lifecycle.run_enqueue(run=run, route=True)  # the trusted side routes a new run
+    beats, heartbeat = [], lifecycle.run_heartbeat
+
+    def flaky_heartbeat(*, run):  # the second beat comes after the first chunk is stored
+        beats.append(run.pk)
+        if len(beats) == 2:
+            raise RuntimeError("flaky GPU")
+        heartbeat(run=run)
+
+    monkeypatch.setattr(lifecycle, "run_heartbeat", flaky_heartbeat)
     with acting_as(gpu_role):
-        result = runner.predict(run.pk)
+        with django_capture_on_commit_callbacks(execute=True):  # publishes the retry, as the role
+            first = runner.predict(run.pk)
+        second = runner.predict(run.pk)
     run.refresh_from_db()
-    assert result["claimed"] and run.status == RunStatus.SCORING, (result, run.failure_reason)
+    assert first["status"] == RunStatus.QUEUED and broker.llen("gpu-large") == 1 and broker.llen("gpu-small") == 0
+    assert second["claimed"] and run.status == RunStatus.SCORING, (second, run.failure_reason)
+    assert run.attempts == 2 and run.queue == "gpu-large"
     assert PredictionChunk.objects.filter(run=run).count() == 2 and run.progress_done == 480
 
 
@@ -72,17 +104,40 @@ def test_it_refuses_what_the_gpu_worker_must_not_touch(demo_loaded, gpu_role):
     with acting_as(gpu_role):
         # Allowed: its own work.
         assert not refused("SELECT uid, text FROM benchmarks_question LIMIT 1")
+        assert not refused("SELECT id, status, queue, attempts, probe_rows FROM evaluations_evaluationrun")
         assert not refused("UPDATE evaluations_evaluationrun SET progress_done = 1 WHERE id = %s", [run.pk])
-        # Refused: credentials, sessions, tokens, audit, results, and the run columns pages trust.
-        for model in (User, Session, Token, AuditRecord, ResultAggregate):
+        # Refused: credentials, sessions, tokens, submissions, audit, results, the run columns pages trust,
+        # and every run's summary (exact per-topic counts, sealed runs' included).
+        for model in (User, Session, Token, Submission, ModelEntry, AuditRecord, ResultAggregate):
             assert refused(f"SELECT * FROM {model._meta.db_table} LIMIT 1"), model
+        assert refused("SELECT summary FROM evaluations_evaluationrun")
+        assert refused("SELECT * FROM evaluations_evaluationrun")
         assert refused(f"DELETE FROM {RunResult._meta.db_table}")
         assert refused("UPDATE evaluations_evaluationrun SET summary = '{}' WHERE id = %s", [run.pk])
         assert refused("UPDATE evaluations_evaluationrun SET hidden = true WHERE id = %s", [run.pk])
+        assert refused("UPDATE evaluations_evaluationrun SET queue = 'gpu-x' WHERE id = %s", [run.pk])
         assert refused("UPDATE benchmarks_question SET text = 'x'")
         assert refused("DELETE FROM evaluations_predictionchunk")
         assert refused("CREATE TABLE smuggled (x int)")
     assert EvaluationRun.objects.get(pk=run.pk).progress_done == 1
+
+
+def test_it_shows_the_role_chunks_of_running_runs_only(demo_loaded, gpu_role):
+    """Row-level security: other runs' predictions stay out of reach, its own run's are there to resume."""
+    version = BenchmarkVersion.objects.get(benchmark__slug="mobile-mmlu")
+    running, scored = (services.run_create(version=version, split="validation", model_ref=f"org/model-{i}")
+                       for i in range(2))
+    EvaluationRun.objects.filter(pk=running.pk).update(status=RunStatus.RUNNING)
+    EvaluationRun.objects.filter(pk=scored.pk).update(status=RunStatus.SUCCEEDED)
+    for run in (running, scored):
+        PredictionChunk.objects.create(run=run, index=0, rows=[{"question_id": "q1", "predicted": "A"}])
+    with acting_as(gpu_role):
+        assert list(PredictionChunk.objects.values_list("run_id", flat=True)) == [running.pk]
+        with pytest.raises(DatabaseError, match="row-level security"), transaction.atomic():
+            PredictionChunk.objects.bulk_create([PredictionChunk(run=scored, index=1, rows=[])])
+        PredictionChunk.objects.bulk_create([PredictionChunk(run=running, index=1, rows=[])], ignore_conflicts=True)
+    assert PredictionChunk.objects.filter(run=scored).count() == 1
+    assert PredictionChunk.objects.filter(run=running).count() == 2
 
 
 def test_it_handles_a_missing_role(db):

@@ -33,4 +33,4 @@ class Command(BaseCommand):
         with transaction.atomic(using=database), connection.cursor() as cursor:
             for statement in statements:
                 cursor.execute(statement)
-        self.stdout.write(f"granted {role}: {len(statements) - 3} grant statement(s).")
+        self.stdout.write(f"granted {role}: {len(statements)} statement(s) (privileges and row policies).")
