@@ -23,6 +23,9 @@ def cell(*, split: str, n: int, correct: int) -> dict:
     places = 1 if is_sealed(split) else 2
     if not n:
         return {"n": 0, "correct": None, "accuracy": None, "ci95_low": None, "ci95_high": None}
+    if is_sealed(split):
+        # The interval from the published (rounded) accuracy: its bounds then say nothing finer than it.
+        correct = round(correct / n, 3) * n
     lo, hi = wilson_interval(correct, n)
     return {"n": n, "correct": None if is_sealed(split) else correct,
             "accuracy": round(100 * correct / n, places), "ci95_low": round(100 * lo, places),
