@@ -18,7 +18,7 @@ FIXES = {
                 "(docker compose: `docker compose ps postgres`, `docker compose logs postgres`).",
     "broker": "Check CELERY_BROKER_URL and that Redis is running and answers PING "
               "(`redis-cli -u \"$CELERY_BROKER_URL\" ping`; docker compose: `docker compose ps redis`).",
-    "cache": "Check CACHE_URL (default: the broker's Redis) and that the cache server is running.",
+    "cache": "Check CACHE_URL and that the cache server is running (docker compose: `docker compose ps cache`).",
     "migrations": "Run `python manage.py migrate` (docker/start-web.sh runs it at start; a new release "
                   "must migrate before it serves).",
 }

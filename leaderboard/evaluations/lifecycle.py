@@ -56,7 +56,7 @@ def _run_for_worker(run_id: int) -> EvaluationRun:
 
     A deferred field stays out of later `refresh_from_db()` calls too, so the instance is safe to pass on.
     """
-    return EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id)
+    return EvaluationRun.objects.select_related("benchmark_version").defer("summary").get(pk=run_id)
 
 
 def run_claim_for_worker(*, run_id: int) -> EvaluationRun | None:

@@ -1,10 +1,24 @@
 """Production: everything that matters is required from the environment; no insecure fallbacks."""
+from urllib.parse import urlsplit
+
 from django.core.exceptions import ImproperlyConfigured
 
 from leaderboard.core.sentry import sentry_init
 
 from .base import *  # noqa: F403
 from .base import LOG_LEVEL, build_logging, cache_from_env, database_from_env, env_bool, env_int, env_list, env_str
+
+
+def _redis_servers(urls: str) -> set[str]:
+    """The Redis servers ("host:port") that comma-separated URLs name; other schemes are ignored."""
+    servers = set()
+    for url in urls.split(","):
+        parts = urlsplit(url.strip())
+        if parts.scheme in ("redis", "rediss") and parts.hostname:
+            host = "localhost" if parts.hostname in ("localhost", "127.0.0.1", "::1") else parts.hostname
+            servers.add(f"{host}:{parts.port or 6379}")
+    return servers
+
 
 DEBUG = False
 SECRET_KEY = env_str("SECRET_KEY", required=True)
@@ -19,12 +33,35 @@ DATABASES = {"default": database_from_env(env_str("DATABASE_URL", required=True)
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", required=True)
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", CELERY_BROKER_URL)
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * CELERY_TASK_HARD_TIME_LIMIT}  # noqa: F405
-# Shared by every web process and the workers (the "new results" signal must reach them all).
-# Default: the broker's Redis server; our keys carry their own prefix and nothing here flushes it.
-CACHES = cache_from_env(CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None)
+# Shared by every web process and the workers (the "new results" signal must reach them all), and
+# never on a Redis the GPU worker can reach: Django's Redis cache unpickles what it reads, so whoever
+# can write a cache entry can run code in the web tier, and the GPU worker runs untrusted model code.
+if not env_str("CACHE_URL"):
+    raise ImproperlyConfigured(
+        "CACHE_URL is required in production: a Redis server of its own for the page/API cache, e.g. "
+        "redis://cache:6379/0 (compose's `cache` service). Not the broker's: the GPU worker can reach the "
+        "broker, and a cache entry it wrote would be unpickled, i.e. run as code, by the web processes.")
+CACHES = cache_from_env(None)
 if CACHES["default"]["BACKEND"].endswith(("LocMemCache", "DummyCache")):
     raise ImproperlyConfigured("CACHE_URL must name a cache shared by all processes in production "
                                "(redis:// or file://).")
+_shared = _redis_servers(CACHES["default"].get("LOCATION", "")) & _redis_servers(
+    f"{CELERY_BROKER_URL},{CELERY_RESULT_BACKEND}")
+if _shared:
+    raise ImproperlyConfigured(
+        f"CACHE_URL is on the Redis server of CELERY_BROKER_URL/CELERY_RESULT_BACKEND ({', '.join(sorted(_shared))}). "
+        "The GPU worker, which runs untrusted model code, can reach that server, and another database number on it "
+        "is just as reachable; a cache entry it wrote would be unpickled, i.e. run as code, by the web processes. "
+        "Give the cache a Redis server of its own that the GPU worker cannot reach (compose's `cache` service).")
+
+# /metrics shows run and queue figures; without a token anyone who reaches the site reads them.
+METRICS_TOKEN = env_str("METRICS_TOKEN", "")
+METRICS_PUBLIC = env_bool("METRICS_PUBLIC", False)
+if not METRICS_TOKEN and not METRICS_PUBLIC:
+    raise ImproperlyConfigured(
+        "METRICS_TOKEN is required in production (Prometheus sends `Authorization: Bearer <token>` to /metrics): "
+        "generate one with `python -c 'import secrets; print(secrets.token_urlsafe(32))'`, or set "
+        "METRICS_PUBLIC=true to serve /metrics to anyone (e.g. when only an internal network reaches it).")
 SEALED_ANSWER_KEYS = env_list("SEALED_ANSWER_KEYS")
 if not SEALED_ANSWER_KEYS:
     raise ImproperlyConfigured(

@@ -16,6 +16,8 @@ PRODUCTION_ENV = {
     "ALLOWED_HOSTS": "leaderboard.example.org",
     "DATABASE_URL": "postgresql://postgres@127.0.0.1:5432/leaderboard",
     "CELERY_BROKER_URL": "redis://127.0.0.1:6379/0",
+    "CACHE_URL": "redis://cache.internal:6379/0",  # never reached by `check`
+    "METRICS_TOKEN": "Zq3-scrape-token-for-prometheus-7Hd9",
     "SEALED_ANSWER_KEYS": "y3JD5KDcXNRBi9eqiTzQw9KXg0n7kJB4LgUu2P3vuEE=",
 }
 
@@ -50,11 +52,28 @@ def test_it_passes_check_deploy_with_production_settings():
     assert "System check identified no issues" in result.stdout and "WARNING" not in result.stderr
 
 
-@pytest.mark.parametrize("missing", ["SECRET_KEY", "DATABASE_URL", "SEALED_ANSWER_KEYS", "ALLOWED_HOSTS"])
+@pytest.mark.parametrize("missing", ["SECRET_KEY", "DATABASE_URL", "SEALED_ANSWER_KEYS", "ALLOWED_HOSTS", "CACHE_URL",
+                                     "METRICS_TOKEN"])
 def test_it_refuses_production_without_required_settings(missing):
     env = {k: v for k, v in PRODUCTION_ENV.items() if k != missing}
     result = manage("check", env=env)
     assert result.returncode != 0 and missing in result.stderr
+
+
+@pytest.mark.parametrize("cache_url", ["redis://127.0.0.1:6379/0", "redis://localhost:6379/3"])
+def test_it_refuses_a_cache_on_the_brokers_redis(cache_url):
+    """The GPU worker reaches the broker's Redis (any db on it); the web tier unpickles cache entries."""
+    result = manage("check", env={**PRODUCTION_ENV, "CACHE_URL": cache_url})
+    assert result.returncode != 0 and "CACHE_URL is on the Redis server of CELERY_BROKER_URL" in result.stderr
+    assert "localhost:6379" in result.stderr and "GPU worker" in result.stderr
+
+
+def test_it_serves_metrics_without_a_token_only_when_told_to():
+    env = {k: v for k, v in PRODUCTION_ENV.items() if k != "METRICS_TOKEN"}
+    result = manage("shell", "-c", "from django.conf import settings as s; print(repr(s.METRICS_TOKEN))",
+                    env={**env, "METRICS_PUBLIC": "true"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == "''"
 
 
 def test_it_refuses_an_unsupported_database():

@@ -135,7 +135,8 @@ def test_it_shows_the_role_chunks_of_running_runs_only(demo_loaded, gpu_role):
         assert list(PredictionChunk.objects.values_list("run_id", flat=True)) == [running.pk]
         with pytest.raises(DatabaseError, match="row-level security"), transaction.atomic():
             PredictionChunk.objects.bulk_create([PredictionChunk(run=scored, index=1, rows=[])])
-        PredictionChunk.objects.bulk_create([PredictionChunk(run=running, index=1, rows=[])], ignore_conflicts=True)
+        PredictionChunk.objects.bulk_create([PredictionChunk(run=running, index=i, rows=[]) for i in (0, 1)],
+                                            ignore_conflicts=True)  # a chunk re-sent after a crash is ignored
     assert PredictionChunk.objects.filter(run=scored).count() == 1
     assert PredictionChunk.objects.filter(run=running).count() == 2
 

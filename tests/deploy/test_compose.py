@@ -7,6 +7,7 @@ Apache-2.0, see compose-spec.LICENSE), vendored from the check-jsonschema 0.39.0
 """
 import json
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import jsonschema
 import pytest
@@ -82,6 +83,17 @@ def test_it_keeps_secrets_from_the_gpu_worker(stacks):
     assert stacks["gpu"]["services"]["web"]["env_file"] == "docker/.env"
     example = (REPO / "docker" / "env.example").read_text()
     assert all(f"\n{key}=" in example for key in (*SECRETS, "GPU_WORKER_DB_PASSWORD", "ALLOWED_HOSTS"))
+
+
+def test_it_keeps_the_cache_out_of_the_gpu_workers_reach(stacks):
+    """The web tier unpickles cache entries, so the cache is a Redis server the GPU worker cannot reach."""
+    services = stacks["gpu"]["services"]
+    environment = services["web"]["environment"]
+    cache = urlsplit(environment["CACHE_URL"]).hostname
+    assert cache != urlsplit(environment["CELERY_BROKER_URL"]).hostname
+    assert "gpu" not in services[cache]["networks"]
+    # Production settings also require the /metrics token, which docker/.env carries.
+    assert "\nMETRICS_TOKEN=" in (REPO / "docker" / "env.example").read_text()
 
 
 def test_it_reserves_a_gpu_for_the_gpu_worker(stacks):
