@@ -64,6 +64,12 @@ class DeltaOffsetForm(forms.ModelForm):
         model = DeltaOffset
         fields = ("benchmark", "shots", "value", "reason")
 
+    def clean_value(self):
+        try:
+            return services.delta0_check(self.cleaned_data["value"])
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
 
 @admin.register(DeltaOffset)
 class DeltaOffsetAdmin(admin.ModelAdmin):

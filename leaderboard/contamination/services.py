@@ -99,10 +99,16 @@ def run_scored(*, run, rows) -> None:
     delta_point_add(result=result)
 
 
+def delta0_check(value: float) -> float:
+    if not -1.0 <= value <= 1.0:
+        raise ValueError(f"δ₀ = {value} is out of range: give a fraction between -1 and 1 "
+                         "(e.g. -0.012 for -1.2 points).")
+    return value
+
+
 @transaction.atomic
 def delta_offset_set(*, benchmark, shots: int, value: float, actor, reason: str, reference_models=()) -> DeltaOffset:
-    if not -1.0 <= value <= 1.0:
-        raise ValueError("δ₀ is a fraction between -1 and 1 (e.g. -0.012 for -1.2 points).")
+    delta0_check(value)
     offset = DeltaOffset.objects.create(benchmark=benchmark, shots=shots, value=value, reason=reason,
                                         reference_models=list(reference_models), set_by=actor)
     audit_record(actor=actor, action="set-delta0", target=offset, reason=reason, value=value,
