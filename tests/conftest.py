@@ -20,6 +20,17 @@ def _empty_cache():
 
 
 @pytest.fixture
+def redis_broker(settings):
+    """The test settings' Redis broker database, empty before and after (submissions enqueue on commit)."""
+    from tests.support.lifecycle import BROKER, flush_broker
+
+    assert settings.CELERY_BROKER_URL == BROKER
+    flush_broker()
+    yield BROKER
+    flush_broker()
+
+
+@pytest.fixture
 def demo_loaded(db):
     from leaderboard.benchmarks.demo import demo_import
 

@@ -5,21 +5,10 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 
-from leaderboard.core.admin_actions import ReasonForm
+from leaderboard.core.admin_actions import ReadOnlyAdmin, ReasonForm
 
 from . import services, stats
 from .models import DeltaOffset, DeltaPoint, LadderDecision
-
-
-class _ReadOnly(admin.ModelAdmin):
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.action(description="Set δ₀ to the mean Δ of the selected reference models", permissions=["view"])
@@ -44,7 +33,7 @@ def set_delta0_from_reference(modeladmin, request, queryset):
 
 
 @admin.register(DeltaPoint)
-class DeltaPointAdmin(_ReadOnly):
+class DeltaPointAdmin(ReadOnlyAdmin):
     list_display = ("hub_id", "revision", "precision", "benchmark", "shots", "delta_points", "computed_at")
     list_filter = ("benchmark", "shots")
     list_select_related = ("benchmark",)
@@ -94,7 +83,7 @@ class DeltaOffsetAdmin(admin.ModelAdmin):
 
 
 @admin.register(LadderDecision)
-class LadderDecisionAdmin(_ReadOnly):
+class LadderDecisionAdmin(ReadOnlyAdmin):
     list_display = ("display", "shown_run", "candidate_run", "n", "moved", "decided_at")
     list_select_related = ("display__benchmark", "shown_run__benchmark_version__benchmark",
                            "candidate_run__benchmark_version__benchmark")

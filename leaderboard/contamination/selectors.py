@@ -41,10 +41,13 @@ def _visible(points):
             .exclude(Q(validation_run__submission__hidden=True) | Q(test_run__submission__hidden=True)))
 
 
-def _published_stats(point, offset):
+def _published(correct_v, n_v, correct_t, n_t, offset=0.0):
     """Δ and friends from the validation count and the test accuracy rounded as published (0.1 point)."""
-    return stats.delta_from(point.correct_v / point.n_v, point.n_v, round(point.correct_t / point.n_t, 3),
-                            point.n_t, offset)
+    return stats.delta_from(correct_v / n_v, n_v, round(correct_t / n_t, 3), n_t, offset)
+
+
+def _published_stats(point, offset):
+    return _published(point.correct_v, point.n_v, point.correct_t, point.n_t, offset)
 
 
 def _pt(x, places=1):
@@ -128,15 +131,14 @@ def board_history(*, benchmark, shots: int = 0) -> list[dict]:
     points = list(_visible(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
                   .order_by("computed_at", "pk").values("hub_id", "revision", "precision", "computed_at",
                                                         "correct_v", "n_v", "correct_t", "n_t"))
-    # the test accuracy as published (0.1 point); the mean to 0.1 point as well
     latest, series = {}, []
     by_day = defaultdict(list)
     for p in points:
         by_day[timezone.localdate(p["computed_at"])].append(p)
     for day in sorted(by_day):
         for p in by_day[day]:
-            latest[(p["hub_id"], p["revision"], p["precision"])] = (round(p["correct_t"] / p["n_t"], 3)
-                                                                    - p["correct_v"] / p["n_v"])
+            latest[(p["hub_id"], p["revision"], p["precision"])] = _published(
+                p["correct_v"], p["n_v"], p["correct_t"], p["n_t"]).delta
         values = list(latest.values())
         series.append({"date": day, "mean_delta": _pt(sum(values) / len(values)), "models": len(values)})
     return series
@@ -177,8 +179,7 @@ def flags(*, benchmark, shots: int) -> dict[tuple[str, str, str], bool]:
     for hub_id, revision, precision, cv, nv, ct, nt in points.values_list(
             "hub_id", "revision", "precision", "correct_v", "n_v", "correct_t", "n_t"):
         # the latest point of each; a boolean only, so withheld (Ladder) test runs count too
-        out.setdefault((hub_id, revision, precision),
-                       stats.delta_from(cv / nv, nv, round(ct / nt, 3), nt, offset).flagged)
+        out.setdefault((hub_id, revision, precision), _published(cv, nv, ct, nt, offset).flagged)
     return out
 
 

@@ -89,11 +89,8 @@ def ladder_update(*, result: RunResult, rows) -> LadderDecision | None:
 
 
 @transaction.atomic
-def run_scored(*, run, rows) -> None:
-    """Hook of evaluations.services.run_score, inside its transaction."""
-    result = RunResult.objects.filter(run=run).first()
-    if result is None:
-        return
+def run_scored(*, result: RunResult, rows) -> None:
+    """Hook of evaluations.services.run_score, inside its transaction, with the result it just wrote."""
     if result.split in SEALED_SPLITS:
         ladder_update(result=result, rows=rows)
     delta_point_add(result=result)

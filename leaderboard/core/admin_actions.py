@@ -5,6 +5,19 @@ from django.contrib.admin import helpers
 from django.template.response import TemplateResponse
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records written only by services (audit, Δ points, Ladder decisions): listed, never edited here."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
 class ReasonForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), min_length=3,
                              help_text="Recorded in the audit log with your name and the time.")

@@ -144,8 +144,9 @@ def run_score(*, run: EvaluationRun) -> EvaluationRun:
     run.refresh_from_db()
     if not scored:
         return run
-    results_services.run_results_write(run=run, rows=rows, primary_variant=summary["primary_variant"])
-    contamination_services.run_scored(run=run, rows=rows)
+    result = results_services.run_results_write(run=run, rows=rows, primary_variant=summary["primary_variant"])
+    if result is not None:
+        contamination_services.run_scored(result=result, rows=rows)
     return run
 
 

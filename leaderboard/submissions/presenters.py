@@ -12,7 +12,7 @@ def run_status(run) -> dict:
     if run.status in (RunStatus.FAILED, RunStatus.CANCELLED) or (run.failure_code and run.status == RunStatus.QUEUED):
         failure = {"code": run.failure_code or run.status.upper(), "reason": run.failure_reason,
                    "log_excerpt": run.log_excerpt}
-    withheld = run.pk in _withheld(run)
+    withheld = _withheld(run)
     accuracy = None if withheld else _accuracy(run)
     previous = run.rerun_of
     change = None
@@ -29,12 +29,12 @@ WITHHELD_NOTE = ("not published: this revision's paired gain on the sealed test 
                  "the revision the board shows (Ladder rule), so its test score stays sealed")
 
 
-def _withheld(run):
+def _withheld(run) -> bool:
     if run.split not in SEALED_SPLITS:
-        return set()
+        return False
     from leaderboard.contamination.selectors import withheld_test_runs
 
-    return set(withheld_test_runs().filter(candidate_run_id=run.pk).values_list("candidate_run_id", flat=True))
+    return withheld_test_runs().filter(candidate_run_id=run.pk).exists()
 
 
 def _accuracy(run):

@@ -25,17 +25,6 @@ def browser_if_any():
 
 
 @pytest.fixture
-def broker(settings):
-    """The configured Celery broker database, empty before and after (submissions enqueue on commit)."""
-    from tests.support.lifecycle import BROKER, flush_broker
-
-    assert settings.CELERY_BROKER_URL == BROKER
-    flush_broker()
-    yield BROKER
-    flush_broker()
-
-
-@pytest.fixture
 def author(db):
     return User.objects.create_user("author", "author@example.com", "pw")
 
@@ -49,7 +38,7 @@ def demo_hub_model(fake_hub, tiny_model_dir):
 
 
 @pytest.fixture
-def site(demo_loaded, author, demo_hub_model, broker) -> SiteIds:
+def site(demo_loaded, author, demo_hub_model, redis_broker) -> SiteIds:
     """Demo questions, six scored models, an MRScore job and a queued submission; the ids pages need."""
     from leaderboard.benchmarks.models import Topic
     from leaderboard.results.models import ResultAggregate

@@ -55,7 +55,7 @@ def _bars(page):
 
 
 @pytest.mark.slow
-def test_status_page_progress_bar_advances_during_a_real_run(signed_in_page, demo_loaded, demo_hub_model, broker,
+def test_status_page_progress_bar_advances_during_a_real_run(signed_in_page, demo_loaded, demo_hub_model, redis_broker,
                                                              settings):
     for key, value in FAST.items():
         setattr(settings, key, value)

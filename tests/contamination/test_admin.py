@@ -41,8 +41,9 @@ def test_it_refuses_reference_points_of_two_shot_settings(client, root, make_run
     make_run("ref/a", "test", 290)
     DeltaPoint.objects.create(**{**DeltaPoint.objects.values().get(), "id": None, "shots": 5})
     before = snapshot()
+    selected = list(DeltaPoint.objects.values_list("pk", flat=True))
     response = client.post(reverse("admin:contamination_deltapoint_changelist"), {
-        "action": "set_delta0_from_reference", "_selected_action": list(DeltaPoint.objects.values_list("pk", flat=True)),
-        "apply": "1", "reason": "two references"}, follow=True)
+        "action": "set_delta0_from_reference", "_selected_action": selected, "apply": "1",
+        "reason": "two references"}, follow=True)
     assert "one benchmark and one shot setting" in response.content.decode()
     assert snapshot() == before

@@ -207,7 +207,8 @@ def test_no_sealed_canary_leaves_the_server(client, canary_bank, people, fake_hu
     assert not sealed_hits, f"sealed canaries leaked: {sealed_hits[:10]}"
     assert fetched > 500 and len(open_hits) > 100, (fetched, len(open_hits))  # the search does find open text
 
-    logs = {"web": caplog.text, "gpu worker": gpu.log, "scoring worker": scorer.log, "result backend": "\n".join(backend)}
+    logs = {"web": caplog.text, "gpu worker": gpu.log, "scoring worker": scorer.log,
+            "result backend": "\n".join(backend)}
     for where, text in logs.items():
         assert not SEALED.findall(text), f"sealed canaries in the {where}: {SEALED.findall(text)[:5]}"
     flush_broker()

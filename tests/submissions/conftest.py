@@ -1,7 +1,6 @@
 import pytest
 
 from tests.support.fake_hub import files_from_folder
-from tests.support.lifecycle import BROKER
 
 
 @pytest.fixture
@@ -11,13 +10,3 @@ def hub_model(fake_hub, tiny_model_dir):
     files["README.md"] = b"---\nlicense: apache-2.0\n---\n# tiny\n"
     return fake_hub.add_repo("demo-org/tiny", repo_type="model", files=files, license="apache-2.0")
 
-
-@pytest.fixture
-def redis_broker(settings):
-    """The test settings' Redis database, empty before and after."""
-    from tests.support.lifecycle import flush_broker
-
-    assert settings.CELERY_BROKER_URL == BROKER
-    flush_broker()
-    yield BROKER
-    flush_broker()
