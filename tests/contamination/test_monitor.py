@@ -177,6 +177,8 @@ def test_the_csv_has_one_row_per_model(client, make_run):
 
 def test_it_handles_unknown_benchmarks_and_models(client):
     assert client.get(reverse("api-contamination"), {"benchmark": "nope"}).status_code == 404
+    bad = client.get(reverse("api-contamination-history"), {"shots": "-1"})
+    assert bad.status_code == 400 and "shots" in bad.json()
     assert client.get(reverse("api-contamination-model", args=["no/model"])).status_code == 404
 
 
