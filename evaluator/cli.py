@@ -10,7 +10,7 @@ from typing import Sequence
 from .backends import BackendError, available_backends, create_backend
 from .efficiency import fixed_sample, measure_efficiency
 from .engine import MODES, run_evaluation
-from .prompts import TEMPLATES, get_template
+from .prompts import TEMPLATES, exemplar_shots, get_template, select_exemplars
 from .questions import QuestionFileError, load_questions
 from .variants import VariantError, parse_variants
 
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dev", default=None, help="dev-split question file for few-shot exemplars")
     p.add_argument("--variants", default="original", help="comma list: original,fixed-A..fixed-D,R1..R4, or all")
     p.add_argument("--backend", default="transformers", choices=available_backends())
-    p.add_argument("--device", default="cpu", help="cpu or cuda (transformers backend)")
+    p.add_argument("--device", default="cpu", help="cpu or cuda (the vLLM backend runs on CPU with its CPU build)")
     p.add_argument("--dtype", default="auto", help="auto (float32 on CPU, bfloat16 on CUDA), float16, ...")
     p.add_argument("--batch-size", type=int, default=8)
     p.add_argument("--chunk-size", type=int, default=256)
@@ -54,14 +54,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        kwargs = {"revision": args.revision, "dtype": args.dtype, "seed": args.seed, "batch_size": args.batch_size}
-        if args.backend == "transformers":
-            kwargs["device"] = args.device
+        kwargs = {"revision": args.revision, "dtype": args.dtype, "seed": args.seed, "batch_size": args.batch_size,
+                  "device": args.device}
+        if args.backend == "vllm":  # size the engine's context to these prompts, not the model's maximum
+            tmpl = get_template(args.template)
+            shots = {t: exemplar_shots(select_exemplars(dev or (), t, args.shots)) for t in {q.topic for q in questions}}
+            kwargs.update(sizing_prompts=[tmpl.render(q.question, q.options, shots[q.topic]) for q in questions],
+                          max_new_tokens=args.max_new_tokens if args.mode == "generate" else 1,
+                          use_chat_template=args.chat_template)
         backend = create_backend(args.backend, args.model, **kwargs)
     except (BackendError, OSError, ValueError) as exc:
         print(f"error: cannot load model {args.model!r} with the {args.backend} backend: {exc}", file=sys.stderr)
         return 3
 
+    try:
+        return _evaluate(args, backend, questions, dev, variants)
+    finally:
+        if hasattr(backend, "close"):  # vLLM's engine processes would keep the interpreter from exiting
+            backend.close()
+
+
+def _evaluate(args, backend, questions, dev, variants) -> int:
     out_path = Path(args.out)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     with out_path.open("w", encoding="utf-8") as fh:

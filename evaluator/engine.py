@@ -105,11 +105,24 @@ def _base_row(item: WorkItem) -> Row:
             "seed": v.seed, "perm": list(v.perm)}
 
 
+def _failed_row(item: WorkItem, backend: Backend) -> Row:
+    """A question the backend could not score: wrong, with the reason, never a guess and never the chunk."""
+    limit = getattr(backend, "max_prompt_tokens", None)
+    row = _base_row(item) | {"predicted": None, "predicted_original": None,
+                             "error": f"prompt_too_long: the prompt exceeds the {limit}-token context of this run"}
+    if item.view.answer is not None:
+        row["correct"] = False
+    return row
+
+
 def _score_chunk(backend: Backend, items: list[WorkItem], prompts: list[str], *, mode: str,
                  use_chat_template: bool, max_new_tokens: int) -> list[Row]:
     rows = []
     if mode == "logprobs":
         for item, lps in zip(items, backend.letter_logprobs(prompts, use_chat_template=use_chat_template)):
+            if lps is None:  # the backend could not take this prompt (longer than its context)
+                rows.append(_failed_row(item, backend))
+                continue
             d = decide_letters(lps, item.view.letters)
             row = _base_row(item) | {
                 "predicted": d.predicted, "predicted_original": item.view.original_letter(d.predicted),
@@ -121,6 +134,9 @@ def _score_chunk(backend: Backend, items: list[WorkItem], prompts: list[str], *,
     else:
         texts = backend.generate(prompts, max_new_tokens=max_new_tokens, use_chat_template=use_chat_template)
         for item, text in zip(items, texts):
+            if text is None:
+                rows.append(_failed_row(item, backend))
+                continue
             letter = extract_answer(text, item.view.letters)
             row = _base_row(item) | {
                 "predicted": letter,

@@ -49,6 +49,10 @@ def is_correct(predicted: str | None, answer: frozenset[str] | set[str] | None) 
 # an unparsed answer is wrong and the unparsed rate is reported.
 _ANSWER_IS = re.compile(r"answer is \(?([A-J])\)?")
 _ANSWER_COLON = re.compile(r".*[aA]nswer:\s*([A-J])", re.DOTALL)
+# A reply that opens with an option marker ("B. A dog", "(C) because", "**D**", "B") names that
+# option; without this the last-letter rule reads "B. A dog" as the article "A". A letter followed
+# by a space and more text on the line ("A dog is...") is a sentence, not a marker.
+_LEADING = re.compile(r"\s*(?:\(|\*\*)?([A-J])(?:[.):]|\*\*|[ \t]*(?:\n|$))")
 _STANDALONE = re.compile(r"\b([A-J])\b")
 
 
@@ -58,6 +62,9 @@ def extract_answer(text: str, letters: str = LETTERS) -> str | None:
     if m and m.group(1) in letters:
         return m.group(1)
     m = _ANSWER_COLON.match(text)
+    if m and m.group(1) in letters:
+        return m.group(1)
+    m = _LEADING.match(text)
     if m and m.group(1) in letters:
         return m.group(1)
     found = [L for L in _STANDALONE.findall(text) if L in letters]

@@ -6,10 +6,13 @@ is one prefill per (question, variant) whatever the number of options.
 """
 from __future__ import annotations
 
+import copy
 import os
 import time
+from collections import OrderedDict
 from typing import Any, Sequence
 
+from ..decoding import GREEDY
 from ..questions import LETTERS
 from .base import BackendError, BackendUnavailable, encode_prompt, letter_token_forms, logsumexp
 
@@ -27,6 +30,9 @@ def _import_torch_transformers():
 
 
 MIN_SHARED_PREFIX = 8  # tokens; below this a separate prefix pass costs more than it saves
+TOPIC_DROP = 64  # tokens; a fall this large in the prefix shared with the next prompt ends a prefix group
+PREFIX_CACHE_MB = 256  # default memory for prefix KV kept across batches and calls
+PREFIX_CACHE_ENTRIES = 16
 
 
 def _common_prefix_len(rows: list[list[int]]) -> int:
@@ -38,6 +44,108 @@ def _common_prefix_len(rows: list[list[int]]) -> int:
     while n < limit and all(r[n] == first[n] for r in rows):
         n += 1
     return n
+
+
+def _lcp(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def prefix_groups(rows: list[list[int]]) -> list[list[int]]:
+    """Positions of `rows` (in token order) cut into groups that share a long prefix.
+
+    A cut goes where the prefix shared with the previous row falls TOPIC_DROP+ tokens below the one
+    shared on either side: where a topic's exemplars end and the next topic's begin. A batch that
+    straddled the two would share only the template header."""
+    links = [_lcp(a, b) for a, b in zip(rows, rows[1:])]  # links[i]: rows i and i+1
+    groups: list[list[int]] = [[0]] if rows else []
+    for i in range(1, len(rows)):
+        around = max(links[i - 2] if i >= 2 else 0, links[i] if i < len(links) else 0)
+        if links[i - 1] + TOPIC_DROP <= around:
+            groups.append([i])
+        else:
+            groups[-1].append(i)
+    return groups
+
+
+def _even_chunks(items: list[int], size: int) -> list[list[int]]:
+    """As few chunks of at most `size` as possible, of near-equal length (no batch of one left over)."""
+    n = -(-len(items) // size)
+    step = -(-len(items) // n) if items else 1
+    return [items[i:i + step] for i in range(0, len(items), step)]
+
+
+def prefix_reuse_support(model: Any) -> tuple[bool, str]:
+    """Whether one prefix KV cache may be repeated over a batch: only if every layer is plain full
+    attention, as the model config declares it.
+
+    A sliding window (or attention chunk) is counted in cache slots, so the padding gap between the
+    shared prefix and a shorter row's suffix moves the window; a recurrent layer (SSM, conv, linear
+    attention) keeps a state that neither repeats over a batch nor skips a gap.
+    """
+    if getattr(model, "_is_stateful", False):
+        return False, "recurrent layers (stateful model)"
+    try:
+        types = set(_layer_types(model.config.get_text_config(decoder=True)))
+    except Exception as exc:  # unknown layout: do not guess
+        return False, f"layer types unknown ({type(exc).__name__})"
+    other = sorted(types - {"full_attention"})
+    if other:
+        return False, f"{', '.join(other)} layers"
+    return True, "every layer is full attention"
+
+
+def _layer_types(config: Any) -> list[str]:
+    try:
+        from transformers.cache_utils import get_layer_types_and_kwargs
+    except ImportError:  # older transformers: what the config says; any window makes it sliding
+        if getattr(config, "layer_types", None):
+            return list(config.layer_types)
+        windowed = any(getattr(config, k, None) is not None for k in ("sliding_window", "attention_chunk_size"))
+        return ["sliding_attention" if windowed else "full_attention"]
+    return list(get_layer_types_and_kwargs(config)[0])
+
+
+def _kv_bytes(cache: Any) -> int:
+    tensors = [getattr(layer, name, None) for layer in getattr(cache, "layers", ()) for name in ("keys", "values")]
+    return sum(t.numel() * t.element_size() for t in tensors if t is not None)
+
+
+class PrefixKVCache:
+    """KV caches of recent prompt prefixes (template header + a topic's exemplars), keyed by their
+    token ids, least recently used out first, within max_bytes (the latest entry stays even when
+    larger, so a prefix group's batches share it). max_bytes=0 keeps nothing: every batch computes
+    its own prefix. An entry is computed the same way whenever it is missing (one row, the prefix
+    alone) and never mutated, so a hit gives the same bits as a recompute."""
+
+    def __init__(self, max_bytes: int, max_entries: int = PREFIX_CACHE_ENTRIES) -> None:
+        self.max_bytes, self.max_entries = max_bytes, max_entries
+        self._entries: OrderedDict[tuple[int, ...], tuple[Any, int]] = OrderedDict()
+
+    def get(self, key: tuple[int, ...]) -> Any:
+        if key not in self._entries:
+            return None
+        self._entries.move_to_end(key)
+        return self._entries[key][0]
+
+    def put(self, key: tuple[int, ...], cache: Any) -> None:
+        if self.max_bytes <= 0:
+            return
+        self._entries[key] = (cache, _kv_bytes(cache))
+        self._entries.move_to_end(key)
+        while len(self._entries) > 1 and (len(self._entries) > self.max_entries or self.nbytes > self.max_bytes):
+            self._entries.popitem(last=False)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(n for _, n in self._entries.values())
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def resolve_dtype(torch: Any, device: str, dtype: str | None):
@@ -64,6 +172,7 @@ class TransformersBackend:
         model_obj: Any = None,
         tokenizer_obj: Any = None,
         prefix_reuse: bool = True,
+        prefix_cache_mb: float = PREFIX_CACHE_MB,
     ) -> None:
         torch, transformers = _import_torch_transformers()
         self.torch = torch
@@ -100,7 +209,13 @@ class TransformersBackend:
             self.forms = letter_token_forms(self.tokenizer, LETTERS)
         except BackendError:  # still usable in generate mode
             self.forms = {}
-        self.stats = {"prompt_tokens": 0, "computed_tokens": 0, "forward_seconds": 0.0, "forwards": 0}
+        # prefix_reuse is what the caller asked for; reuse_prefix what the model allows (see describe()).
+        supported, why = prefix_reuse_support(self.model)
+        self.reuse_prefix = prefix_reuse and supported
+        self.reuse_reason = why if prefix_reuse else "turned off by the caller"
+        self.prefix_cache = PrefixKVCache(int(prefix_cache_mb * 2**20) if self.reuse_prefix else 0)
+        self.stats = {"prompt_tokens": 0, "computed_tokens": 0, "forward_seconds": 0.0, "forwards": 0,
+                      "prefix_hits": 0, "prefix_misses": 0}
 
     # -- helpers ---------------------------------------------------------------
     def count_tokens(self, prompt: str, *, use_chat_template: bool = False) -> int:
@@ -125,23 +240,52 @@ class TransformersBackend:
             yield order[start:start + self.batch_size]
 
     def _score_batches(self, encoded: list[list[int]]):
-        """Batches for letter scoring, in token order: prompts that share a prefix (the template
-        header, a topic's exemplars) land together, so the shared part is computed once per batch."""
+        """(indices, shared prefix length) per batch for letter scoring, in token order: prompts that
+        share a prefix (the template header, a topic's exemplars) are adjacent. With prefix reuse,
+        batches follow prefix groups, and every batch of a group uses the group's prefix, so its KV
+        is computed once (and kept for later calls, see PrefixKVCache)."""
         order = sorted(range(len(encoded)), key=lambda i: (encoded[i], i))
-        for start in range(0, len(order), self.batch_size):
-            yield order[start:start + self.batch_size]
+        if not self.reuse_prefix:
+            for start in range(0, len(order), self.batch_size):
+                yield order[start:start + self.batch_size], 0
+            return
+        for group in prefix_groups([encoded[i] for i in order]):
+            idx = [order[p] for p in group]
+            shared = _common_prefix_len([encoded[i] for i in idx]) if len(idx) > 1 else 0
+            for batch in _even_chunks(idx, self.batch_size):
+                yield batch, shared if shared >= MIN_SHARED_PREFIX else 0
 
-    def _forward_last(self, rows: list[list[int]]):
-        """Last-position logits for a batch. With a shared prefix of MIN_SHARED_PREFIX+ tokens the
-        prefix runs once (batch 1) and its KV cache is repeated for the batch: the transformers
-        counterpart of vLLM's prefix cache. Suffixes are left-padded after the prefix; the mask
-        hides the gap and position ids continue from the prefix."""
+    def _forward(self, **inputs):
+        try:
+            return self.model(**inputs, logits_to_keep=1)
+        except TypeError:  # architectures without logits_to_keep
+            return self.model(**inputs)
+
+    def _prefix_kv(self, ids: list[int], repeats: int):
+        """The KV cache of `ids` (one row, from PrefixKVCache or computed now), repeated over the batch.
+        A copy: the forward appends the suffixes to it in place, and the stored entry must stay as is."""
+        key = tuple(ids)
+        stored = self.prefix_cache.get(key)
+        if stored is None:
+            prefix = self.torch.tensor([ids], dtype=self.torch.long, device=self.device)
+            stored = self._forward(input_ids=prefix, use_cache=True).past_key_values
+            self.prefix_cache.put(key, stored)
+            self.stats["prefix_misses"] += 1
+            self.stats["computed_tokens"] += len(ids)
+        else:
+            self.stats["prefix_hits"] += 1
+        cache = copy.deepcopy(stored)
+        cache.batch_repeat_interleave(repeats)
+        return cache
+
+    def _forward_last(self, rows: list[list[int]], shared: int = 0):
+        """Last-position logits for a batch. With `shared` > 0 the first `shared` tokens (the same in
+        every row) come from their KV cache, the transformers counterpart of vLLM's prefix cache.
+        Suffixes are left-padded after the prefix; the mask hides the gap and position ids continue
+        from the prefix."""
         torch = self.torch
-        shared = _common_prefix_len(rows)
-        if self.prefix_reuse and len(rows) > 1 and shared >= MIN_SHARED_PREFIX:
-            prefix = torch.tensor([rows[0][:shared]], dtype=torch.long, device=self.device)
-            cache = self.model(input_ids=prefix, use_cache=True, logits_to_keep=1).past_key_values
-            cache.batch_repeat_interleave(len(rows))
+        if shared:
+            cache = self._prefix_kv(rows[0][:shared], len(rows))
             suffixes = [ids[shared:] for ids in rows]
             width = max(len(x) for x in suffixes)
             input_ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
@@ -152,28 +296,23 @@ class TransformersBackend:
                 input_ids[r, width - len(x):] = torch.tensor(x, dtype=torch.long)
                 mask[r, shared + width - len(x):] = 1
                 positions[r, width - len(x):] = torch.arange(shared, shared + len(x))
-            self.stats["computed_tokens"] += shared + sum(len(x) for x in suffixes)
-            return self.model(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
-                              position_ids=positions.to(self.device), past_key_values=cache, use_cache=True,
-                              logits_to_keep=1).logits
+            self.stats["computed_tokens"] += sum(len(x) for x in suffixes)
+            return self._forward(input_ids=input_ids.to(self.device), attention_mask=mask.to(self.device),
+                                 position_ids=positions.to(self.device), past_key_values=cache,
+                                 use_cache=True).logits
         input_ids, mask, positions = self._batch(rows)
         self.stats["computed_tokens"] += int(mask.sum())
-        try:
-            return self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions,
-                              logits_to_keep=1, use_cache=False).logits
-        except TypeError:  # architectures without logits_to_keep
-            return self.model(input_ids=input_ids, attention_mask=mask, position_ids=positions,
-                              use_cache=False).logits
+        return self._forward(input_ids=input_ids, attention_mask=mask, position_ids=positions, use_cache=False).logits
 
     def next_token_logprobs(self, encoded: list[list[int]]):
         """Log-softmax over the vocabulary at the last position, one row per prompt (float32, CPU)."""
         torch = self.torch
         out = [None] * len(encoded)
         with torch.inference_mode():
-            for idx in self._score_batches(encoded):
+            for idx, shared in self._score_batches(encoded):
                 rows = [encoded[i] for i in idx]
                 t0 = time.perf_counter()
-                logits = self._forward_last(rows)
+                logits = self._forward_last(rows, shared)
                 lp = torch.log_softmax(logits[:, -1, :].float(), dim=-1).cpu()
                 self.stats["forward_seconds"] += time.perf_counter() - t0
                 self.stats["prompt_tokens"] += sum(len(x) for x in rows)
@@ -197,17 +336,28 @@ class TransformersBackend:
         torch = self.torch
         encoded = [encode_prompt(self.tokenizer, p, use_chat_template=use_chat_template) for p in prompts]
         out = [""] * len(encoded)
-        with torch.inference_mode():
-            for idx in self._batches(encoded):
-                input_ids, mask, _ = self._batch([encoded[i] for i in idx])
-                gen = self.model.generate(
-                    input_ids=input_ids, attention_mask=mask, max_new_tokens=max_new_tokens,
-                    do_sample=False, num_beams=1, pad_token_id=self.pad_id,
-                    temperature=None, top_p=None, top_k=None,
-                )
-                new = gen[:, input_ids.shape[1]:]
-                for row, i in enumerate(idx):
-                    out[i] = self.tokenizer.decode(new[row], skip_special_tokens=True)
+        # The GREEDY rule from scratch. Of the checkpoint's generation_config only the EOS ids count
+        # (vLLM stops at them too). generate() fills every field we leave unset (bad_words_ids,
+        # suppress_tokens, ...) from model.generation_config, so that is swapped for ours meanwhile.
+        import transformers
+        checkpoint = self.model.generation_config
+        eos = checkpoint.eos_token_id
+        eos = {self.tokenizer.eos_token_id, *(eos if isinstance(eos, list) else [eos])} - {None}
+        config = transformers.GenerationConfig(
+            max_new_tokens=max_new_tokens, pad_token_id=self.pad_id, eos_token_id=sorted(eos) or None,
+            **GREEDY.transformers_kwargs(),
+        )
+        self.model.generation_config = config
+        try:
+            with torch.inference_mode():
+                for idx in self._batches(encoded):
+                    input_ids, mask, _ = self._batch([encoded[i] for i in idx])
+                    gen = self.model.generate(input_ids=input_ids, attention_mask=mask, generation_config=config)
+                    new = gen[:, input_ids.shape[1]:]
+                    for row, i in enumerate(idx):
+                        out[i] = self.tokenizer.decode(new[row], skip_special_tokens=GREEDY.skip_special_tokens)
+        finally:
+            self.model.generation_config = checkpoint
         return out
 
     def param_count(self) -> int:
@@ -231,9 +381,11 @@ class TransformersBackend:
             "device": self.device,
             "dtype": str(self.torch_dtype).replace("torch.", ""),
             "batch_size": self.batch_size,
-            "prefix_reuse": self.prefix_reuse,
+            "prefix_reuse": {"requested": self.prefix_reuse, "used": self.reuse_prefix, "why": self.reuse_reason,
+                             "cache_mb": self.prefix_cache.max_bytes / 2**20},
             "versions": {"torch": self.torch.__version__, "transformers": transformers.__version__},
             "letter_token_ids": self.forms,
+            "decoding": GREEDY.describe(),
             "load_seconds": self.load_seconds,
             "param_count": self.param_count(),
             "weight_bytes": self.weight_bytes(),

@@ -6,9 +6,11 @@ from .models import FailureCode
 HINTS = {
     FailureCode.MODEL_NOT_FOUND: "Check the model id and revision on the hub; private repos are not supported.",
     FailureCode.GATED: "The model is gated: its conditions must be accepted for the leaderboard's hub account.",
-    FailureCode.UNSUPPORTED_ARCHITECTURE: "The installed transformers/vLLM cannot load this architecture; "
-                                          "models that need custom code are refused unless allow-listed.",
-    FailureCode.OUT_OF_MEMORY: "The model did not fit the worker's memory at this precision; try a quantized precision.",
+    FailureCode.UNSUPPORTED_ARCHITECTURE: "The installed transformers/vLLM cannot run this architecture (or its "
+                                          "attention shape) on the worker's hardware; models that need custom "
+                                          "code are refused unless allow-listed.",
+    FailureCode.OUT_OF_MEMORY: "The model, or its KV cache for the run's context, did not fit the worker's "
+                               "memory at this precision; try a quantized precision or a smaller model.",
     FailureCode.MODEL_LOAD_ERROR: "The weights or tokenizer could not be loaded; check they load with "
                                   "AutoModelForCausalLM.from_pretrained(..., use_safetensors=True).",
     FailureCode.EVALUATION_ERROR: "Evaluation stopped with an error; an admin can re-run it.",
@@ -20,27 +22,88 @@ RETRYABLE = frozenset(FailureCode) - {FailureCode.CANCELLED, FailureCode.MODEL_N
                                       FailureCode.UNSUPPORTED_ARCHITECTURE}
 
 
+# What the engines say, lower-cased. vLLM's engine runs in child processes: its words reach us in the
+# prediction process's stderr, while the exception in hand only says "Engine core initialization failed".
+_OUT_OF_MEMORY = ("out of memory", "no available memory for the cache blocks", "kv cache is needed",
+                  "larger than the available kv cache memory", "is less than desired", "less than requested memory for kv",
+                  "cannot allocate memory")
+_UNSUPPORTED = ("does not recognize this architecture", "are not supported for now", "head size",
+                "unrecognized configuration class", "is not supported by the", "not supported on this platform")
+_GENERIC = (FailureCode.MODEL_LOAD_ERROR, FailureCode.EVALUATION_ERROR)
+
+
 class RunCancelled(Exception):
     pass
+
+
+class Stopped(BaseException):
+    """The prediction process was told to stop (SIGTERM): a time limit, a cancel, a shutdown."""
+
+
+class ProcessDied(RuntimeError):
+    """The prediction process ended without reporting: a crash, or a kill (the kernel's OOM killer)."""
+
+    def __init__(self, returncode: int, stderr_tail: str = ""):
+        how = f"signal {-returncode}" if returncode < 0 else f"exit status {returncode}"
+        super().__init__(f"the prediction process ended with {how} and no outcome")
+        self.returncode, self.stderr_tail = returncode, stderr_tail
 
 
 def classify(exc: BaseException, *, during_load: bool) -> str:
     name = type(exc).__name__
     text = str(exc)
-    if isinstance(exc, RunCancelled):
+    if isinstance(exc, (RunCancelled, KeyboardInterrupt)):  # Ctrl-C on manage.py evaluate
         return FailureCode.CANCELLED
     if name in ("RepositoryNotFoundError", "RevisionNotFoundError", "EntryNotFoundError"):
         return FailureCode.MODEL_NOT_FOUND
     if name == "GatedRepoError":
         return FailureCode.GATED
-    if name == "OutOfMemoryError" or "out of memory" in text.lower():
+    if name == "OutOfMemoryError":
         return FailureCode.OUT_OF_MEMORY
     if name == "SoftTimeLimitExceeded":
         return FailureCode.TIMEOUT
-    if during_load and ("does not recognize this architecture" in text or "model type" in text
-                        and "not" in text and "recognized" in text):
+    if isinstance(exc, Stopped):
+        return FailureCode.WORKER_LOST
+    if isinstance(exc, ProcessDied) and exc.returncode == -9:
+        return refine(FailureCode.OUT_OF_MEMORY, exc.stderr_tail, during_load=during_load)
+    generic = FailureCode.MODEL_LOAD_ERROR if during_load else FailureCode.EVALUATION_ERROR
+    return refine(generic, text + "\n" + getattr(exc, "stderr_tail", ""), during_load=during_load)
+
+
+def refine(code: str, text: str, *, during_load: bool) -> str:
+    """A generic code made specific by what the engine printed (OOM, an architecture it cannot run)."""
+    if code not in _GENERIC and code != FailureCode.OUT_OF_MEMORY:
+        return code
+    lowered = text.lower()
+    if any(p in lowered for p in _OUT_OF_MEMORY):
+        return FailureCode.OUT_OF_MEMORY
+    if during_load and (any(p in lowered for p in _UNSUPPORTED) or ("model type" in lowered and "recognized" in lowered)):
         return FailureCode.UNSUPPORTED_ARCHITECTURE
-    return FailureCode.MODEL_LOAD_ERROR if during_load else FailureCode.EVALUATION_ERROR
+    return code
+
+
+def root_cause(stderr_tail: str, limit: int = 600) -> str:
+    """The last error line the engine printed ("ValueError: ...", "torch.OutOfMemoryError: ..."), if any."""
+    for line in reversed(stderr_tail.splitlines()):
+        message = line.split("] ", 1)[-1].strip()  # vLLM prefixes "(EngineCore pid=..) ERROR ... [file:line] "
+        head = message.split(":", 1)[0]
+        if ":" in message and (head.endswith(("Error", "Exception")) or head.endswith("Exit")) and " " not in head:
+            return message[:limit]
+    return ""
+
+
+def detail(exc: BaseException, *, sealed: bool, limit: int = 300) -> str:
+    """One line for the failure reason: the error itself; for a sealed run its type only (a message
+    may quote a prompt)."""
+    if sealed:
+        return type(exc).__name__
+    cause = root_cause(getattr(exc, "stderr_tail", ""))
+    return cause or f"{type(exc).__name__}: {exc}"[:limit]
+
+
+def with_root_cause(excerpt: str, stderr_tail: str) -> str:
+    cause = root_cause(stderr_tail)
+    return f"{excerpt}\nroot cause (engine): {cause}" if cause and cause not in excerpt else excerpt
 
 
 def log_excerpt(exc: BaseException, *, sealed: bool, limit: int = 1500) -> str:

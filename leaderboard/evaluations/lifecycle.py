@@ -11,9 +11,7 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from leaderboard.benchmarks.models import SEALED_SPLITS
-
-from .failures import HINTS, RETRYABLE, RunCancelled, classify, log_excerpt
+from .failures import HINTS, RETRYABLE, RunCancelled
 from .models import EvaluationRun, FailureCode, RunStatus
 
 
@@ -51,7 +49,7 @@ def run_enqueue(*, run: EvaluationRun, countdown: int = 0, route: bool = False):
     transaction.on_commit(lambda: send_predict(run.pk, countdown=countdown))
 
 
-def _run_for_worker(run_id: int) -> EvaluationRun:
+def run_for_worker(run_id: int) -> EvaluationRun:
     """The run as the GPU worker may read it: its role cannot SELECT `summary` (leaderboard/core/worker_role.py).
 
     A deferred field stays out of later `refresh_from_db()` calls too, so the instance is safe to pass on.
@@ -67,26 +65,26 @@ def run_claim_for_worker(*, run_id: int) -> EvaluationRun | None:
         status=RunStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=_lease(),
         started_at=now, failure_reason="", failure_code="",
     )
-    return _run_for_worker(run_id) if updated == 1 else None
+    return run_for_worker(run_id) if updated == 1 else None
 
 
 def run_heartbeat(*, run: EvaluationRun):
-    """Extend the lease; raise RunCancelled if an admin cancelled the run meanwhile."""
-    updated = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(lease_expires_at=_lease())
+    """Extend the lease of this attempt; raise RunCancelled if an admin cancelled the run meanwhile or
+    another worker has taken it over (a later attempt owns it now)."""
+    updated = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=run.attempts).update(
+        lease_expires_at=_lease())
     if updated == 0:
-        raise RunCancelled(f"run {run.pk} is no longer running")
+        raise RunCancelled(f"run {run.pk} attempt {run.attempts} no longer holds the run")
 
 
-def run_attempt_failed(*, run_id: int, exc: BaseException, during_load: bool) -> str:
+def run_attempt_failed(*, run_id: int, code: str, excerpt: str = "", detail: str = "") -> str:
     """Retry while attempts remain and the failure may pass; else FAILED with a reason. Returns the status.
 
     Runs on the GPU worker: it re-enqueues on the run's stored queue (no routing).
     """
-    run = _run_for_worker(run_id)
+    run = run_for_worker(run_id)
     if run.status == RunStatus.CANCELLED:
         return run.status
-    code = classify(exc, during_load=during_load)
-    excerpt = log_excerpt(exc, sealed=run.split in SEALED_SPLITS)
     if code in RETRYABLE and run.attempts < settings.RUN_MAX_ATTEMPTS:
         requeued = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
             status=RunStatus.QUEUED, lease_expires_at=None, failure_code=code, log_excerpt=excerpt,
@@ -96,12 +94,15 @@ def run_attempt_failed(*, run_id: int, exc: BaseException, during_load: bool) ->
             with transaction.atomic():
                 run_enqueue(run=run, countdown=settings.RUN_RETRY_DELAY_SECONDS)
             return RunStatus.QUEUED
-    run_fail(run=run, code=code, reason=_reason(code, run.attempts), excerpt=excerpt)
+    run_fail(run=run, code=code, reason=_reason(code, run.attempts, detail), excerpt=excerpt)
     return RunStatus.FAILED
 
 
-def _reason(code, attempts):
-    return f"{code} after {attempts} attempt{'s' * (attempts != 1)}. {HINTS.get(code, '')}".strip()
+def _reason(code, attempts, detail=""):
+    """"CODE after N attempts (what the engine said). What to do." — the detail is the error's own line,
+    already reduced to its type for sealed runs (failures.detail)."""
+    said = f" ({detail.strip()})" if detail.strip() else ""
+    return f"{code} after {attempts} attempt{'s' * (attempts != 1)}{said}. {HINTS.get(code, '')}".strip()
 
 
 def run_fail(*, run: EvaluationRun, code: str, reason: str, excerpt: str = ""):

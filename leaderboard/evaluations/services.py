@@ -28,6 +28,7 @@ from .models import EvaluationRun, PredictionChunk, RunStatus
 # to a model on the sealed split, the four of them would reveal which option is right.
 ANSWER_DEPENDENT_VARIANTS = frozenset({"fixed-A", "fixed-B", "fixed-C", "fixed-D"})
 DEFAULT_CHUNK_SIZE = 256
+GENERATE_TOKENS = 32  # generation mode's max_new_tokens (run_evaluation's default)
 LIBRARIES = ("torch", "transformers", "tokenizers", "vllm", "Django")
 
 
@@ -68,6 +69,13 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,
         dataset_hash=version.split_hashes[split], library_versions=library_versions(), probe=probe,
     )
+
+
+def max_new_tokens(run: EvaluationRun) -> int:
+    """Tokens a run generates after a prompt: 1 to score letters; generation mode and the probe reply at length."""
+    from evaluator.probe import MAX_NEW_TOKENS as PROBE_TOKENS
+
+    return max(GENERATE_TOKENS if run.mode == "generate" else 1, PROBE_TOKENS if run.probe else 1)
 
 
 def run_claim(*, run: EvaluationRun) -> bool:
@@ -111,7 +119,7 @@ def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_
         backend, questions, template=run.template, shots=run.shots, dev_questions=dev, variants=run.variants,
         seed=run.seed, chunk_size=chunk_size, done_chunks=selectors.run_chunks(run=run),
         on_chunk=_chunk_store(run, on_progress_chunk), progress=report, mode=run.mode,
-        use_chat_template=run.use_chat_template,
+        use_chat_template=run.use_chat_template, max_new_tokens=GENERATE_TOKENS,
     )
     if measure:
         sample = fixed_sample(questions, key=lambda q: q.question_id)

@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 from leaderboard.core.logging import build_logging
 from leaderboard.core.routing import parse_gpu_queues
 
-from .env import env_bool, env_int, env_list, env_str
+from .env import env_bool, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 # Runtime files of the embedded defaults (SQLite database, file broker, demo models).
@@ -189,6 +189,9 @@ RUN_DEVICE = env_str("RUN_DEVICE", "cpu")
 RUN_BACKEND = env_str("RUN_BACKEND", "transformers")
 # vLLM only: split a model that does not fit one GPU across this many GPUs of the worker's host.
 RUN_TENSOR_PARALLEL_SIZE = env_int("RUN_TENSOR_PARALLEL_SIZE", 1, minimum=1)
+# vLLM only: the share of GPU memory (of host memory, on the CPU build) the engine reserves; 0 = the
+# backend's default (0.85 on a GPU, 0.1 on CPU).
+RUN_VLLM_MEMORY_SHARE = env_float("RUN_VLLM_MEMORY_SHARE", 0.0, minimum=0.0, maximum=1.0)
 # CPU workers sharing a machine: torch's default of one thread per core stalls badly under contention.
 RUN_TORCH_THREADS = env_int("RUN_TORCH_THREADS", 0, minimum=0)  # 0 = torch's default
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")

@@ -43,6 +43,19 @@ def env_int(name, default, *, minimum=None):
     return value
 
 
+def env_float(name, default, *, minimum=None, maximum=None):
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"Environment variable {name}={raw!r} is not a number.") from None
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        raise ImproperlyConfigured(f"Environment variable {name}={value} must be between {minimum} and {maximum}.")
+    return value
+
+
 def env_list(name, default=()):
     raw = os.environ.get(name)
     if raw is None:

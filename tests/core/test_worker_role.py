@@ -66,6 +66,13 @@ def refused(sql, params=()):
     return False
 
 
+def predict_here(run_id):
+    """The GPU task's steps in this process (and so under this connection's role): claim, the prediction
+    process's body, record. The process boundary itself is covered by the worker tests."""
+    run = lifecycle.run_claim_for_worker(run_id=run_id)
+    return runner.record(run_id=run_id, outcome=runner.predict_claimed(run_id=run_id, attempt=run.attempts))
+
+
 def test_it_works(demo_loaded, biased_model_dir, gpu_role, settings, monkeypatch, broker,
                   django_capture_on_commit_callbacks):
     """The real prediction path under the role: claim, questions, chunks, progress, a failed attempt
@@ -89,8 +96,8 @@ def test_it_works(demo_loaded, biased_model_dir, gpu_role, settings, monkeypatch
     monkeypatch.setattr(lifecycle, "run_heartbeat", flaky_heartbeat)
     with acting_as(gpu_role):
         with django_capture_on_commit_callbacks(execute=True):  # publishes the retry, as the role
-            first = runner.predict(run.pk)
-        second = runner.predict(run.pk)
+            first = predict_here(run.pk)
+        second = predict_here(run.pk)
     run.refresh_from_db()
     assert first["status"] == RunStatus.QUEUED and broker.llen("gpu-large") == 1 and broker.llen("gpu-small") == 0
     assert second["claimed"] and run.status == RunStatus.SCORING, (second, run.failure_reason)

@@ -45,6 +45,24 @@ def test_multi_correct_counts_when_prediction_is_in_the_set():
     ("I cannot decide", "ABCD", None),                 # unparsed: never a random guess
     ("Because APPLES are red", "ABCD", None),          # letters inside words do not count
     ("The answer is J", "ABCDEFGHIJ", "J"),
+    # leading option marker, tried after the two "answer" rules and before the last letter
+    ("B. A dog", "ABCD", "B"),                         # not the article "A"
+    ("(C) because it is cheaper", "ABCD", "C"),
+    ("D", "ABCD", "D"),
+    ("B)", "ABCD", "B"),
+    ("  B:  see above", "ABCD", "B"),
+    ("\n**C**. A cloth is gentler", "ABCD", "C"),
+    ("**D. A**", "ABCD", "D"),
+    ("C \n", "ABCD", "C"),                             # whitespace, then the end
+    ("B\nA dog would not", "ABCD", "B"),               # the letter alone on the first line
+    ("B. A dog. The answer is (C)", "ABCD", "C"),      # "answer is" still wins
+    ("C) Answer: D", "ABCD", "D"),                     # so does "Answer:"
+    ("E. none of these, so B", "ABCD", "B"),           # not this question's letter: fall through
+    ("A dog is not a cat", "ABCD", "A"),               # a sentence: last-letter fallback, as before
+    ("A dog, so B", "ABCD", "B"),                      # ... which takes the last letter
+    ("I think B", "ABCDEFGHIJ", "B"),                  # nor is the pronoun "I"
+    ("Apples. B", "ABCD", "B"),                        # a word starting with a letter is no marker
+    ("AB. C", "ABCD", "C"),
 ])
 def test_extraction_cascade(text, letters, expected):
     assert extract_answer(text, letters) == expected

@@ -100,3 +100,40 @@ def test_shared_prefix_reuse_matches_full_recompute(tiny_model_dir, demo_questio
     for x, y in zip(a.rows, b.rows):
         assert x["predicted"] == y["predicted"]
         assert x["letter_probs"] == pytest.approx(y["letter_probs"], abs=1e-6)
+
+
+def test_prefix_groups_cut_where_a_topics_exemplars_end():
+    from evaluator.backends.transformers_backend import TOPIC_DROP, prefix_groups
+    header = list(range(100, 120))
+    topic_a, topic_b = header + list(range(1000, 1100)), header + list(range(2000, 2100))
+    rows = [topic_a + [1, 2], topic_a + [1, 3], topic_a + [4], topic_b + [1], topic_b + [2],
+            header + [7, 8], header + [9]]
+    assert prefix_groups(rows) == [[0, 1, 2], [3, 4], [5, 6]]
+    # 0-shot: questions share a few words beyond the header; no cut for a small drop
+    zero_shot = [header + [5] * 40 + [1], header + [5] * 40 + [2], header + [5] * (TOPIC_DROP - 2) + [6], header + [7]]
+    assert prefix_groups(zero_shot) == [[0, 1, 2, 3]]
+    assert prefix_groups([]) == [] and prefix_groups([[1]]) == [[0]]
+
+
+def test_prefix_kv_cache_keeps_the_recent_entries_within_its_budget():
+    import torch
+    from transformers import DynamicCache
+
+    from evaluator.backends.transformers_backend import PrefixKVCache
+
+    def kv(n):  # one layer, n tokens of 4 float32 values for keys and for values: 32n bytes
+        cache = DynamicCache()
+        cache.update(torch.zeros(1, 1, n, 4), torch.zeros(1, 1, n, 4), 0)
+        return cache
+
+    store = PrefixKVCache(max_bytes=32 * 10, max_entries=3)
+    store.put((1,), kv(4))
+    store.put((2,), kv(4))
+    assert store.get((1,)) is not None and len(store) == 2
+    store.put((3,), kv(4))  # 12 tokens > 10: the least recently used, (2,), goes
+    assert store.get((2,)) is None and store.get((1,)) is not None and store.get((3,)) is not None
+    store.put((4,), kv(50))  # larger than the budget alone: kept, as the latest
+    assert len(store) == 1 and store.get((4,)) is not None
+    off = PrefixKVCache(max_bytes=0)
+    off.put((1,), kv(1))
+    assert len(off) == 0

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from evaluator.backends import BackendUnavailable, create_backend
+from evaluator.decoding import GREEDY
 from evaluator.engine import run_evaluation
 
 
@@ -32,6 +33,11 @@ class FakeSamplingParams:  # the fields of vllm.SamplingParams we touch (>= 0.18
     prompt_logprobs: int | None = None
     logprob_token_ids: list[int] | None = None
     allowed_token_ids: list[int] | None = None
+    repetition_penalty: float = 1.0
+    presence_penalty: float = 0.0
+    frequency_penalty: float = 0.0
+    min_tokens: int = 0
+    skip_special_tokens: bool = True
 
 
 @dataclass
@@ -105,6 +111,9 @@ def fake_vllm(monkeypatch, tiny_backend):
     module = types.ModuleType("vllm")
     module.LLM, module.SamplingParams, module.__version__ = FakeLLM, FakeSamplingParams, "0.0-fake"
     monkeypatch.setitem(sys.modules, "vllm", module)
+    # The backend tokenizes with the Hugging Face tokenizer of the model; "org/model" is the tiny one here.
+    from evaluator.backends import vllm_backend
+    monkeypatch.setattr(vllm_backend, "_hf_tokenizer", lambda model, revision: tiny_backend.tokenizer)
     FakeLLM.scorer, FakeLLM.instances = tiny_backend, []
     return module
 
@@ -155,6 +164,20 @@ def test_it_passes_chat_formatted_token_ids(fake_vllm, tiny_backend):
     assert ids.count(tiny_backend.tokenizer.bos_token_id) == 1  # not doubled
 
 
+def test_generate_mode_sends_the_greedy_rule(fake_vllm):
+    backend = create_backend("vllm", "org/model")
+    assert len(backend.generate(["Q?\nA. x\nB. y\nAnswer:"], max_new_tokens=7)) == 1
+    params = FakeLLM.instances[-1].calls[-1][1]
+    assert params.max_tokens == 7 and params.temperature == GREEDY.temperature == 0.0
+    assert params.repetition_penalty == GREEDY.repetition_penalty == 1.0
+    assert params.presence_penalty == GREEDY.presence_penalty == 0.0
+    assert params.frequency_penalty == GREEDY.frequency_penalty == 0.0
+    assert params.min_tokens == GREEDY.min_new_tokens == 0
+    assert params.skip_special_tokens is GREEDY.skip_special_tokens is True
+    assert params.logprobs is None and params.allowed_token_ids is None  # nothing from letter scoring
+    assert backend.describe()["decoding"] == GREEDY.describe()
+
+
 def test_it_says_what_to_install_without_vllm(monkeypatch):
     monkeypatch.setitem(sys.modules, "vllm", None)  # makes `import vllm` raise ImportError
     with pytest.raises(BackendUnavailable, match=r"pip install 'vllm>=0.18'"):
@@ -170,3 +193,9 @@ def test_real_vllm_sampling_params_accept_our_request():
     backend._vllm, backend.forms = vllm, {"A": [1, 2], "B": [3]}
     params = backend.letter_sampling_params()
     assert params.max_tokens == 1 and params.temperature == 0 and params.prompt_logprobs is None
+
+
+def test_real_vllm_sampling_params_accept_the_greedy_rule():
+    vllm = pytest.importorskip("vllm")
+    params = vllm.SamplingParams(max_tokens=8, **GREEDY.vllm_kwargs())
+    assert params.temperature == 0 and params.repetition_penalty == 1.0 and params.min_tokens == 0

@@ -3,12 +3,11 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evaluator.backends import BackendError, create_backend
 from evaluator.variants import parse_variants
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Split
 from leaderboard.core.progress import CountProgressBar
-from leaderboard.evaluations import selectors, services
+from leaderboard.evaluations import runner, selectors, services
 from leaderboard.evaluations.display import public_summary
 
 
@@ -63,17 +62,20 @@ class Command(BaseCommand):
         except services.RunConfigError as exc:
             raise CommandError(str(exc), returncode=2) from None
         services.run_claim(run=run)
-        loading = True
+        backend, loading = None, True
         try:
-            backend = create_backend(o["backend"], selectors.model_location(model_ref=o["model"]), revision=o["revision"] or None, device=o["device"],
-                                     dtype=o["dtype"], batch_size=o["batch_size"], seed=o["seed"])
+            backend = runner.load_backend(run, device=o["device"], batch_size=o["batch_size"])
             loading = False
             with CountProgressBar(unit="item", enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
                 services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"])
             services.run_score(run=run)
-        except (BackendError, OSError, ValueError) as exc:
+        except BaseException as exc:  # Ctrl-C included: the run never stays RUNNING
             services.run_fail(run=run, exc=exc, during_load=loading)
-            raise CommandError(f"run {run.pk} failed: {exc}", returncode=1) from None
+            message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc) or type(exc).__name__
+            raise CommandError(f"run {run.pk} failed: {message}", returncode=1) from None
+        finally:
+            if backend is not None and hasattr(backend, "close"):  # vLLM's engine processes would otherwise keep the interpreter alive
+                backend.close()
         self._print(run, version, line=o["line"])
 
     def _print(self, run, version, *, line=False):
