@@ -81,6 +81,13 @@ class EvaluationRun(models.Model):
         ordering = ["-created_at"]
         indexes = [models.Index(fields=["status", "lease_expires_at"]), models.Index(fields=["status", "enqueued_at"])]
 
+    @property
+    def resolved_load(self) -> dict:
+        """The dtype and quantization the engine computed in (evaluator/precisions.py), as its card recorded;
+        `precision` is what the submission asked for."""
+        card = (self.hardware or {}).get("backend") or {}
+        return {"dtype": card.get("dtype"), "quantization": card.get("quantization")}
+
     def __str__(self):
         return f"run {self.pk}: {self.model_ref} on {self.benchmark_version} {self.split}"
 

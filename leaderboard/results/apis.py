@@ -81,6 +81,8 @@ def _run_payload(result):
             "reproducibility": {"library_versions": run.library_versions or {}, "template": run.template,
                                 "template_hash": run.template_hash, "dataset_hash": run.dataset_hash,
                                 "seed": run.seed, "hardware": run.hardware or {}, "backend": run.backend,
+                                "compute_dtype": run.resolved_load["dtype"],
+                                "quantization": run.resolved_load["quantization"],
                                 "mode": run.mode, "use_chat_template": run.use_chat_template}}
 
 

@@ -84,6 +84,8 @@ class ReproducibilitySerializer(serializers.Serializer):
     seed = serializers.IntegerField()
     hardware = serializers.DictField()
     backend = serializers.CharField()
+    compute_dtype = serializers.CharField(allow_null=True, help_text="what the engine computed in (not 'auto')")
+    quantization = serializers.CharField(allow_null=True, help_text="the engine's quantization method, if any")
     mode = serializers.CharField()
     use_chat_template = serializers.BooleanField()
 

@@ -9,12 +9,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 class WorkerProcess:
-    def __init__(self, env, queues="default"):
+    """A test worker (`-c 1 --pool solo`), or, given `command`, any worker command line such as the deploy
+    script's `docker/start-worker.sh gpu`."""
+
+    def __init__(self, env, queues="default", command=None):
         self.lines: list[str] = []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "leaderboard", "worker", "-Q", queues, "-c", "1",
-             "--pool", "solo", "--without-gossip", "--without-mingle", "--without-heartbeat", "--loglevel", "INFO"],
-            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            command or [sys.executable, "-m", "celery", "-A", "leaderboard", "worker", "-Q", queues, "-c", "1",
+                        "--pool", "solo", "--without-gossip", "--without-mingle", "--without-heartbeat",
+                        "--loglevel", "INFO"],
+            cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
