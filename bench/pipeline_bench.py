@@ -244,6 +244,7 @@ def pipeline(args, tmp: Path):
     from django.contrib.auth.models import User
 
     from leaderboard.benchmarks.demo import demo_import
+    from leaderboard.evaluations import services
     from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, PredictionChunk, RunStatus
     from leaderboard.submissions.services import submission_create
     from tests.support.fake_hub import fake_hub_session, files_from_folder
@@ -332,7 +333,7 @@ def pipeline(args, tmp: Path):
     layout = "one worker, queues gpu+default" if args.single_worker else "gpu worker + default worker"
     threads = args.torch_threads or os.environ.get("OMP_NUM_THREADS") or f"torch default ({os.cpu_count()})"
     print(f"\nsubmit -> finished: {hub_id} on the fake hub, {layout}, solo pool, chunk size "
-          f"{settings.RUN_CHUNK_SIZE}, batch size {settings.RUN_BATCH_SIZE}, device {settings.RUN_DEVICE}, "
+          f"{settings.RUN_CHUNK_SIZE or services.DEFAULT_CHUNK_SIZE}, batch size {settings.RUN_BATCH_SIZE}, device {settings.RUN_DEVICE}, "
           f"torch threads {threads}")
     print(f"submission_create (hub checks, rows, enqueue on commit): {submit_end - submit_start:.2f} s")
     width = 54

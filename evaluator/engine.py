@@ -74,16 +74,21 @@ def plan_evaluation(
     use_chat_template: bool = False,
     dev_questions: Sequence[Question] | None = None,
 ) -> EvaluationPlan:
-    """Variant-major work list in question order, and a fingerprint of everything that shapes it.
+    """The work list, topic by topic and question-major, and a fingerprint of everything that shapes it.
 
-    Store the fingerprint with the run; resuming with a different one would mix chunks of two plans.
+    Topic by topic: a topic's few-shot exemplars are one shared prefix, so its prompts follow each other
+    and a prefix cache (vLLM's, the transformers backend's) computes the prefix once per topic. Question-
+    major: a question's answer orders are adjacent, so they share the header and the stem too. Within a
+    topic questions keep their order. Store the fingerprint with the run; resuming with a different one
+    would mix chunks of two plans.
     """
     if chunk_size < 1:
         raise ValueError("chunk_size must be >= 1")
     variants = parse_variants(variants if isinstance(variants, str) else list(variants))
+    topic_rank = {t: i for i, t in enumerate(sorted({q.topic for q in questions}))}
     items, skipped = [], []
-    for v in variants:
-        for q in questions:
+    for q in sorted(questions, key=lambda q: topic_rank[q.topic]):  # stable: question order within a topic
+        for v in variants:
             if variant_applies(q, v):
                 items.append(WorkItem(q, make_view(q, v, seed)))
             else:

@@ -28,6 +28,11 @@ from .models import EvaluationRun, PredictionChunk, RunStatus
 # to a model on the sealed split, the four of them would reveal which option is right.
 ANSWER_DEPENDENT_VARIANTS = frozenset({"fixed-A", "fixed-B", "fixed-C", "fixed-D"})
 DEFAULT_CHUNK_SIZE = 256
+CHUNK_SIZES = {"vllm": 2048}  # per backend, where RUN_CHUNK_SIZE leaves it to the backend
+
+
+def chunk_size_for(backend_name: str, configured: int = 0) -> int:
+    return configured or CHUNK_SIZES.get(backend_name, DEFAULT_CHUNK_SIZE)
 GENERATE_TOKENS = 32  # generation mode's max_new_tokens (run_evaluation's default)
 LIBRARIES = ("torch", "transformers", "tokenizers", "vllm", "Django")
 

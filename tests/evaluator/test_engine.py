@@ -70,7 +70,20 @@ def test_missing_chunks_are_reported(demo_questions):
     res = run_evaluation(RecordingBackend(), demo_questions[:10], chunk_size=4, done_chunks={0, 2})
     assert res.missing_chunks == [0, 2] and res.summary["partial"] is True
     assert len(res.rows) == 4  # 10 items -> chunks of 4, 4, 2; only chunk 1 is at hand
-    assert [r["question_id"] for r in res.rows] == [q.question_id for q in demo_questions[4:8]]
+    plan = plan_evaluation(demo_questions[:10], chunk_size=4)
+    assert [r["question_id"] for r in res.rows] == [it.question.question_id for it in plan.chunk(1)]
+
+
+def test_the_plan_goes_topic_by_topic_and_question_major(demo_questions):
+    """A topic's prompts (one few-shot prefix) are adjacent, and so are a question's answer orders."""
+    plan = plan_evaluation(demo_questions[:16], variants=("original", "R1", "R2"))
+    keys = [(it.question.topic, it.question.question_id, it.view.variant) for it in plan.items]
+    topics = [t for t, _, _ in keys]
+    assert topics == sorted(topics)
+    for i in range(0, len(keys), 3):
+        assert {k[1] for k in keys[i:i + 3]} == {keys[i][1]} and [k[2] for k in keys[i:i + 3]] == ["original", "R1", "R2"]
+    in_topic = [q.question_id for q in demo_questions[:16] if q.topic == topics[0]]
+    assert [k[1] for k in keys if k[0] == topics[0]][::3] == in_topic  # the file's order within a topic
 
 
 def test_progress_and_plan(demo_questions):
@@ -89,7 +102,8 @@ def test_fewshot_exemplars_come_first_and_match_within_a_topic():
     backend = RecordingBackend()
     res = run_evaluation(backend, qs, shots=2, dev_questions=dev)
     heads = {}
-    for q, p in zip(qs, backend.prompts):
+    by_id = {q.question_id: q for q in qs}
+    for q, p in zip((by_id[r["question_id"]] for r in res.rows), backend.prompts):
         head = p[: p.index(q.question)]
         assert head.startswith(f"Dev {q.topic}0?") and f"Dev {q.topic}1?" in head and f"{q.topic}2" not in head
         heads.setdefault(q.topic, set()).add(head)
