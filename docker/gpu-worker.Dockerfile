@@ -19,9 +19,11 @@ COPY docker/requirements-cpu-worker.txt docker/
 RUN PIP_EXTRA_INDEX_URL="$PIP_EXTRA_INDEX_URL" pip install -r "$REQUIREMENTS"
 COPY . .
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin app \
-    && mkdir -p /app/var /home/app/.cache/huggingface && chown -R app:app /app/var /home/app/.cache
+    && mkdir -p /app/var /home/app/.cache/huggingface /home/app/.cache/vllm \
+    && chown -R app:app /app/var /home/app/.cache
 USER app
-# Model weights are cached here (a volume in the compose file), so a restart does not re-download.
+# Model weights are cached here, and vLLM's compile cache in /home/app/.cache/vllm (volumes in the compose
+# file, created here so that they start owned by the app user), so a restart neither re-downloads nor recompiles.
 ENV DJANGO_SETTINGS_MODULE=leaderboard.settings.gpu_worker LEADERBOARD_VAR_DIR=/app/var \
     HF_HOME=/home/app/.cache/huggingface
 CMD ["docker/start-worker.sh", "gpu"]

@@ -8,8 +8,10 @@ kind="${1:-default}"
 loglevel="${LOG_LEVEL:-INFO}"
 case "$kind" in
   gpu)
-    # One model at a time per GPU; prefetch 1 so a long evaluation never holds a second task; a fresh
-    # child process per task, so a model's GPU memory is returned before the next one loads.
+    # One model at a time per GPU; prefetch 1 so a long evaluation never holds a second task. The prefork
+    # pool's task processes are daemonic and may not start children (vLLM's engine does), so each run is
+    # predicted in a process of its own (leaderboard/evaluations/runner.py), which also returns the GPU
+    # memory when it exits; a fresh pool child per task keeps the task side small too.
     exec celery -A leaderboard worker -Q "${GPU_WORKER_QUEUES:-gpu}" -c 1 --prefetch-multiplier 1 \
       --max-tasks-per-child 1 --loglevel "$loglevel" -n "gpu@%h"
     ;;

@@ -7,7 +7,7 @@ from django.core.exceptions import ImproperlyConfigured
 from leaderboard.core.logging import build_logging
 from leaderboard.core.routing import parse_gpu_queues
 
-from .env import env_bool, env_float, env_int, env_list, env_str
+from .env import env_bool, env_choice, env_float, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 # Runtime files of the embedded defaults (SQLite database, file broker, demo models).
@@ -183,10 +183,15 @@ RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 600, minimum=1)  # renewed afte
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3, minimum=1)
 RUN_RETRY_DELAY_SECONDS = env_int("RUN_RETRY_DELAY_SECONDS", 30, minimum=0)
 RECONCILE_AFTER_SECONDS = env_int("RECONCILE_AFTER_SECONDS", 300, minimum=1)
-RUN_CHUNK_SIZE = env_int("RUN_CHUNK_SIZE", 256, minimum=1)
+# Prompts per stored chunk; 0 = the backend's own (256 for transformers; 2,048 for vLLM, whose scheduler
+# batches within a call and so wants large calls).
+RUN_CHUNK_SIZE = env_int("RUN_CHUNK_SIZE", 0, minimum=0)
 RUN_BATCH_SIZE = env_int("RUN_BATCH_SIZE", 16, minimum=1)
 RUN_DEVICE = env_str("RUN_DEVICE", "cpu")
-RUN_BACKEND = env_str("RUN_BACKEND", "transformers")
+# The engine a new run is evaluated with, stored on the run when the trusted side creates it (submissions):
+# set it on web, worker and beat, once per deployment; GPU workers run each run's stored backend and never
+# read this. Intake refuses precisions it cannot run (evaluator/precisions.py).
+RUN_BACKEND = env_choice("RUN_BACKEND", "transformers", ("transformers", "vllm"))
 # vLLM only: split a model that does not fit one GPU across this many GPUs of the worker's host.
 RUN_TENSOR_PARALLEL_SIZE = env_int("RUN_TENSOR_PARALLEL_SIZE", 1, minimum=1)
 # vLLM only: the share of GPU memory (of host memory, on the CPU build) the engine reserves; 0 = the

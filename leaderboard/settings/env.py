@@ -16,6 +16,16 @@ def env_str(name, default=None, *, required=False):
     return value
 
 
+def env_choice(name, default, choices):
+    """A string that must be one of ``choices`` (exactly, case included); unset or empty is ``default``."""
+    value = env_str(name, default)
+    if value not in choices:
+        raise ImproperlyConfigured(
+            f"Environment variable {name}={value!r} is not supported; use one of {', '.join(choices)}."
+        )
+    return value
+
+
 def env_bool(name, default=False):
     raw = os.environ.get(name)
     if raw is None:

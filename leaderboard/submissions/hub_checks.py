@@ -83,13 +83,16 @@ PRECISIONS: dict[str, Precision] = {p.name: p for p in (
     Precision("float16", 16, "an unquantized checkpoint, run with dtype=float16", True),
     Precision("fp8", 8, "an FP8 checkpoint (quant_method fp8 / fbgemm_fp8, or compressed-tensors with 8-bit "
                         "float weights), or an unquantized one quantized on load (vLLM quantization=fp8)", True),
-    Precision("int8", 8, "an INT8 checkpoint: compressed-tensors with 8-bit integer weights (W8A8 / W8A16), "
-                         "or bitsandbytes load_in_8bit", False),
+    Precision("int8", 8, "an INT8 checkpoint: compressed-tensors with 8-bit integer weights (W8A8 / W8A16); "
+                         "not bitsandbytes load_in_8bit (vLLM 0.33 has no bitsandbytes)", False),
     Precision("gptq-8bit", 8, "a GPTQ checkpoint with bits=8 (vLLM gptq / gptq_marlin)", False),
     Precision("gptq-4bit", 4, "a GPTQ checkpoint with bits=4 (vLLM gptq / gptq_marlin)", False),
     Precision("awq-4bit", 4, "an AWQ checkpoint with bits=4 (vLLM awq / awq_marlin)", False),
-    Precision("bnb-4bit", 4, "a bitsandbytes load_in_4bit checkpoint, or an unquantized one quantized on load "
-                             "(vLLM quantization=bitsandbytes)", True),
+    # Kept so that stored submissions keep their precision; intake refuses it on this site's engines
+    # (evaluator/precisions.py): neither vLLM 0.33 nor the transformers backend runs bitsandbytes.
+    Precision("bnb-4bit", 4, "a bitsandbytes load_in_4bit checkpoint; refused at intake: bitsandbytes is not "
+                             "supported by vLLM 0.33 and the transformers backend runs 16-bit checkpoints only",
+              False),
 )}
 DEFAULT_MAX_PARAMS_16BIT = 100e9
 MAX_CONFIG_BYTES = 1 << 20
@@ -372,8 +375,7 @@ def _precision_accepts(precision: str, method: str | None, bits: int | None, kin
         return PRECISIONS[precision].unquantized_ok
     return {
         "fp8": method in ("fp8", "fbgemm_fp8") or (method == "compressed-tensors" and bits == 8 and kind == "float"),
-        "int8": (method == "compressed-tensors" and bits == 8 and kind != "float")
-                or (method == "bitsandbytes" and bits == 8),
+        "int8": method == "compressed-tensors" and bits == 8 and kind != "float",
         "gptq-8bit": method == "gptq" and bits == 8,
         "gptq-4bit": method == "gptq" and bits == 4,
         "awq-4bit": method == "awq" and bits == 4,
@@ -497,8 +499,13 @@ def check_model(hub_id: str, revision: str = "main", *, precision: str, token: s
     method, bits, kind = _quantization(config)
     if not _precision_accepts(precision, method, bits, kind):
         fits = fitting_precisions(config)
-        hint = (f"submit it with precision {' or '.join(fits)}" if fits else
-                "the evaluator loads: " + "; ".join(f"{p.name}: {p.loads}" for p in PRECISIONS.values()))
+        if method == "bitsandbytes" and not fits:
+            hint = ("bitsandbytes checkpoints are not evaluated (vLLM 0.33 has no bitsandbytes quantization): "
+                    "submit the unquantized checkpoint, or one quantized with GPTQ, AWQ, FP8 or "
+                    "compressed-tensors")
+        else:
+            hint = (f"submit it with precision {' or '.join(fits)}" if fits else
+                    "the evaluator loads: " + "; ".join(f"{p.name}: {p.loads}" for p in PRECISIONS.values()))
         raise SubmissionRefused(UNKNOWN_PRECISION, f"precision {precision!r} ({wanted.loads}) does not fit "
                                                    f"{where}: it is {_describe_checkpoint(method, bits)}", hint)
 

@@ -5,6 +5,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import connection, transaction
 
+from evaluator.precisions import PrecisionUnsupported, check_precision, supported_precisions
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Split
 from leaderboard.evaluations import lifecycle
@@ -59,6 +60,26 @@ def _benchmark_versions(slugs):
     return versions
 
 
+def _check_backend_runs(precision: str) -> None:
+    """Refuse, before any hub request, a precision the deployment's backend (settings.RUN_BACKEND, the one every
+    new run is stored with) cannot run: bitsandbytes on either engine, anything quantized on transformers."""
+    backend = settings.RUN_BACKEND
+    try:
+        check_precision(backend, precision)
+    except PrecisionUnsupported:
+        reasons = []
+        if precision == Precision.BNB_4BIT:
+            reasons.append("bitsandbytes is not supported by vLLM 0.33")
+        if backend == "transformers":
+            reasons.append("the transformers backend runs 16-bit checkpoints only")
+        runs = [p for p in Precision.values if p in supported_precisions(backend)]
+        raise SubmissionError(
+            f"precision {precision!r} cannot be run by this site's {backend} backend"
+            + (f": {'; '.join(reasons)}" if reasons else ""),
+            hint=f"the {backend} backend runs {', '.join(runs)}: submit a checkpoint in one of these precisions",
+            code="PRECISION_UNSUPPORTED") from None
+
+
 def submission_create(*, user, hub_id: str, revision: str = "main", precision: str = Precision.BFLOAT16,
                       model_type: str = ModelType.PRETRAINED, use_chat_template: bool | None = None,
                       benchmarks=None, webhook_url: str = "", probe: bool = False) -> Submission:
@@ -71,6 +92,7 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
     if precision not in Precision.values:
         raise SubmissionError(f"unknown precision {precision!r}", hint=f"use one of {', '.join(Precision.values)}",
                               code="UNKNOWN_PRECISION")
+    _check_backend_runs(precision)
     if model_type not in ModelType.values:
         raise SubmissionError(f"unknown model type {model_type!r}", hint=f"use one of {', '.join(ModelType.values)}",
                               code="MODEL_TYPE")

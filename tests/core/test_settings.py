@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from leaderboard.settings.env import env_bool, env_int, env_list
+from leaderboard.settings.env import env_bool, env_choice, env_int, env_list
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCTION_ENV = {
@@ -39,11 +39,29 @@ def test_it_reads_typed_values(monkeypatch):
     (lambda: env_bool("X"), "maybe", "X='maybe' is not a boolean"),
     (lambda: env_int("X", 1), "ten", "X='ten' is not an integer"),
     (lambda: env_int("X", 1, minimum=5), "2", "X=2 must be at least 5"),
+    (lambda: env_choice("X", "a", ("a", "b")), "c", "X='c' is not supported; use one of a, b"),
 ])
 def test_it_handles_malformed_values(monkeypatch, reader, value, message):
     monkeypatch.setenv("X", value)
     with pytest.raises(ImproperlyConfigured, match=message):
         reader()
+
+
+def test_it_reads_a_choice(monkeypatch):
+    assert env_choice("X_CHOICE", "transformers", ("transformers", "vllm")) == "transformers"
+    monkeypatch.setenv("X_CHOICE", "vllm")
+    assert env_choice("X_CHOICE", "transformers", ("transformers", "vllm")) == "vllm"
+
+
+def test_it_refuses_an_unknown_run_backend():
+    """RUN_BACKEND is stored on every new run: a typo would queue runs no GPU worker can load."""
+    result = manage("check", env={**PRODUCTION_ENV, "RUN_BACKEND": "vLLM"})
+    assert result.returncode != 0
+    assert "Environment variable RUN_BACKEND='vLLM' is not supported; use one of transformers, vllm" in result.stderr
+    result = manage("shell", "-c", "from django.conf import settings as s; print(s.RUN_BACKEND)",
+                    env={**PRODUCTION_ENV, "RUN_BACKEND": "vllm"})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == "vllm"
 
 
 def test_it_passes_check_deploy_with_production_settings():

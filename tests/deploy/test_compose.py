@@ -12,10 +12,13 @@ from urllib.parse import urlsplit
 import jsonschema
 import pytest
 
-from tests.deploy.compose import COMPOSE, COMPOSE_CPU, REPO, load, strip_resets, variants
+from tests.deploy.compose import (COMPOSE, COMPOSE_CPU, REPO, dockerfile_args, interpolate, load, requirement_names,
+                                  strip_resets, variants)
 
 SCHEMA = json.loads((Path(__file__).parent / "compose-spec.json").read_text())
 SECRETS = ("SECRET_KEY", "SEALED_ANSWER_KEYS", "POSTGRES_PASSWORD")
+TRUSTED = ("web", "worker", "beat")
+BACKEND_LIBRARY = {"vllm": "vllm", "transformers": "transformers"}  # RUN_BACKEND -> the package it imports
 
 
 @pytest.fixture(scope="module")
@@ -101,18 +104,60 @@ def test_it_reserves_a_gpu_for_the_gpu_worker(stacks):
     (device,) = gpu["deploy"]["resources"]["reservations"]["devices"]
     assert device["capabilities"] == ["gpu"] and device["driver"] == "nvidia"
     assert gpu["command"] == ["docker/start-worker.sh", "gpu"]
-    assert gpu["environment"]["RUN_BACKEND"] == "vllm" and gpu["environment"]["RUN_DEVICE"] == "cuda"
+    assert gpu["environment"]["RUN_DEVICE"] == "cuda"
 
 
 def test_it_runs_the_gpu_worker_on_cpu_in_the_cpu_variant(stacks):
     gpu = stacks["cpu"]["services"]["gpu-worker"]
-    assert gpu["environment"]["RUN_DEVICE"] == "cpu" and gpu["environment"]["RUN_BACKEND"] == "transformers"
+    assert gpu["environment"]["RUN_DEVICE"] == "cpu"
     assert "deploy" not in gpu  # no GPU to reserve
     args = gpu["build"]["args"]
     assert args["REQUIREMENTS"] == "docker/requirements-cpu-worker.txt" and "cpu" in args["PIP_EXTRA_INDEX_URL"]
     assert (REPO / args["REQUIREMENTS"]).exists()
-    # Everything else is the GPU host's stack.
-    assert stacks["cpu"]["services"]["web"] == stacks["gpu"]["services"]["web"]
+    # Everything else is the GPU host's stack, but for the backend the trusted side stores on new runs.
+    def without_backend(service):
+        environment = {k: v for k, v in service["environment"].items() if k != "RUN_BACKEND"}
+        return {**service, "environment": environment}
+
+    for name in TRUSTED:
+        cpu, gpu_host = stacks["cpu"]["services"][name], stacks["gpu"]["services"][name]
+        assert cpu["environment"]["RUN_BACKEND"] == "transformers"
+        assert without_backend(cpu) == without_backend(gpu_host), name
+
+
+def run_backend(stack, service, env=None):
+    return interpolate(str(stack["services"][service]["environment"]["RUN_BACKEND"]), env)
+
+
+@pytest.mark.parametrize("name, backend", [("gpu", "vllm"), ("cpu", "transformers")])
+def test_it_creates_runs_for_the_backend_its_gpu_worker_image_has(stacks, name, backend):
+    """RUN_BACKEND is stored on each run when the trusted side creates it, so web, worker and beat agree on it,
+    and the prediction worker's image installs that backend's library."""
+    stack = stacks[name]
+    assert {service: run_backend(stack, service) for service in TRUSTED} == dict.fromkeys(TRUSTED, backend)
+    gpu = stack["services"]["gpu-worker"]
+    assert "RUN_BACKEND" not in gpu["environment"]  # it runs each run's stored backend, never reads this
+    args = {**dockerfile_args(REPO / gpu["build"]["dockerfile"]), **gpu["build"].get("args", {})}
+    assert BACKEND_LIBRARY[backend] in requirement_names(REPO / args["REQUIREMENTS"]), args["REQUIREMENTS"]
+    if name == "cpu":  # the CPU image has no vLLM, so an operator's RUN_BACKEND=vllm cannot reach it
+        assert "vllm" not in requirement_names(REPO / args["REQUIREMENTS"])
+        assert run_backend(stack, "web", {"RUN_BACKEND": "vllm"}) == "transformers"
+    else:  # one setting in docker/.env switches every trusted service at once
+        assert {run_backend(stack, s, {"RUN_BACKEND": "transformers"}) for s in TRUSTED} == {"transformers"}
+
+
+def test_it_keeps_the_gpu_workers_caches_on_volumes(stacks):
+    """Model weights and vLLM's torch.compile cache survive a restart; the image creates both folders, so the
+    named volumes start owned by the app user."""
+    dockerfile = (REPO / "docker" / "gpu-worker.Dockerfile").read_text()
+    for name in ("gpu", "cpu"):
+        gpu = stacks[name]["services"]["gpu-worker"]
+        mounts = dict(volume.split(":", 1) for volume in gpu["volumes"])
+        assert mounts == {"hf-cache": "/home/app/.cache/huggingface", "vllm-cache": "/home/app/.cache/vllm"}
+        assert gpu["environment"]["VLLM_CACHE_ROOT"] == mounts["vllm-cache"]
+        assert set(mounts) <= set(stacks[name]["volumes"])
+        assert all(path in dockerfile for path in mounts.values())
+    assert set(stacks["gpu"]["volumes"]) == {"pgdata", "redisdata", "hf-cache", "vllm-cache"}
 
 
 def test_it_builds_from_files_in_the_repo(stacks):

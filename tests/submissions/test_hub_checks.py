@@ -307,7 +307,6 @@ def test_it_handles_a_model_over_the_size_cap(fake_hub):
     assert_says(error, "has about 150B parameters, over the cap of 100B at bfloat16 (16-bit)",
                 "16-bit 100B, 8-bit 200B, 4-bit 400B", "quantized checkpoint")
     assert check_model(REPO_ID, precision="fp8").params == 150_000_000_000  # fp8 on load: cap 200B
-    assert check_model(REPO_ID, precision="bnb-4bit").params == 150_000_000_000  # bitsandbytes on load: 400B
     assert len([r for r in fake_hub.requests if "/resolve/" in r.path and "safetensors" in r.path]) == 0
 
 
@@ -337,14 +336,14 @@ def test_it_counts_packed_quantized_weights(fake_hub):
 
 
 @pytest.mark.parametrize("quantization, accepted", [
-    (None, ("bfloat16", "float16", "fp8", "bnb-4bit")),
+    (None, ("bfloat16", "float16", "fp8")),
     ({"quant_method": "gptq", "bits": 4}, ("gptq-4bit",)),
     ({"quant_method": "gptq", "bits": 8}, ("gptq-8bit",)),
     ({"quant_method": "awq", "bits": 4, "version": "gemm"}, ("awq-4bit",)),
     ({"quant_method": "fp8", "activation_scheme": "dynamic"}, ("fp8",)),
     ({"quant_method": "fbgemm_fp8"}, ("fp8",)),
     ({"quant_method": "bitsandbytes", "load_in_4bit": True}, ("bnb-4bit",)),
-    ({"load_in_8bit": True}, ("int8",)),
+    ({"load_in_8bit": True}, ()),  # bitsandbytes: vLLM 0.33 has none
     ({"quant_method": "compressed-tensors",
       "config_groups": {"group_0": {"weights": {"num_bits": 8, "type": "int"}}}}, ("int8",)),
     ({"quant_method": "compressed-tensors",
@@ -364,7 +363,11 @@ def test_it_matches_precisions_to_checkpoints(quantization, accepted):
      ["precision 'bfloat16' (an unquantized checkpoint, run with dtype=bfloat16) does not fit",
       "it is a gptq checkpoint with 4-bit weights", "submit it with precision gptq-4bit"]),
     (None, "gptq-4bit", ["precision 'gptq-4bit' (a GPTQ checkpoint with bits=4", "it is an unquantized checkpoint",
-                         "submit it with precision bfloat16 or float16 or fp8 or bnb-4bit"]),
+                         "submit it with precision bfloat16 or float16 or fp8"]),
+    (None, "bnb-4bit", ["precision 'bnb-4bit' (a bitsandbytes load_in_4bit checkpoint; refused at intake",
+                        "not supported by vLLM 0.33", "submit it with precision bfloat16 or float16 or fp8"]),
+    ({"load_in_8bit": True}, "int8", ["not bitsandbytes load_in_8bit", "it is a bitsandbytes checkpoint with 8-bit",
+                                      "bitsandbytes checkpoints are not evaluated", "the unquantized checkpoint"]),
     ({"quant_method": "hqq", "nbits": 4}, "bnb-4bit", ["it is a hqq checkpoint",
                                                        "the evaluator loads: bfloat16: an unquantized checkpoint"]),
 ])

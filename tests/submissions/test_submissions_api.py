@@ -129,3 +129,39 @@ def test_status_is_public_and_holds_no_sealed_content(client, api, hub_model):
     response = client.get(reverse("api-submission-detail", args=[submission["id"]]))
     assert response.status_code == 200 and response.json()["runs"][0]["status"] == "queued"
     assert_no_sealed_content(response.content.decode())
+
+
+# --- precisions the deployment's backend cannot run ---------------------------------------------
+
+def test_it_refuses_bitsandbytes_on_vllm_before_asking_the_hub(api, fake_hub, hub_model, settings, snapshot):
+    settings.RUN_BACKEND = "vllm"
+    before, requests_before = snapshot(), len(fake_hub.requests)
+    response = api(precision="bnb-4bit")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "PRECISION_UNSUPPORTED"
+    assert "'bnb-4bit'" in body["detail"] and "vllm backend" in body["detail"]
+    assert "bitsandbytes is not supported by vLLM 0.33" in body["detail"]
+    assert body["hint"].startswith("the vllm backend runs bfloat16, float16, fp8, int8, gptq-8bit, gptq-4bit, "
+                                   "awq-4bit:")
+    assert "bnb-4bit" not in body["hint"]
+    assert len(fake_hub.requests) == requests_before and snapshot() == before
+
+
+def test_it_accepts_a_16bit_precision_on_vllm_and_stores_the_backend(api, hub_model, settings):
+    settings.RUN_BACKEND = "vllm"
+    response = api(precision="bfloat16")
+    assert response.status_code == 201, response.content
+    runs = EvaluationRun.objects.filter(submission_id=response.json()["id"])
+    assert runs.count() == 2 and set(runs.values_list("backend", flat=True)) == {"vllm"}
+
+
+@pytest.mark.parametrize("precision", ["fp8", "gptq-4bit", "bnb-4bit"])
+def test_it_refuses_quantized_precisions_on_transformers(api, fake_hub, hub_model, settings, snapshot, precision):
+    settings.RUN_BACKEND = "transformers"
+    before, requests_before = snapshot(), len(fake_hub.requests)
+    response = api(precision=precision)
+    assert response.status_code == 400 and response.json()["code"] == "PRECISION_UNSUPPORTED"
+    assert f"'{precision}'" in response.json()["detail"] and "16-bit checkpoints only" in response.json()["detail"]
+    assert response.json()["hint"].startswith("the transformers backend runs bfloat16, float16:")
+    assert len(fake_hub.requests) == requests_before and snapshot() == before
