@@ -3,8 +3,17 @@
 Letter scoring is one forward pass per prompt, left-padded batches, and only
 the last position's logits are materialised (`logits_to_keep=1`), so the cost
 is one prefill per (question, variant) whatever the number of options.
+
+Prefix reuse (models whose every layer is full attention): prompts sorted by
+token ids fall into groups sharing a long prefix (template header, a topic's
+exemplars); a group's prefix runs once, its KV cache is repeated over each of
+the group's batches and kept for later calls (PrefixKVCache). Other layouts
+(sliding windows, SSM/conv/linear-attention layers) are scored in plain
+left-padded batches; describe()["prefix_reuse"] says which and why.
 """
 from __future__ import annotations
+
+import contextlib
 
 import copy
 import os
@@ -85,7 +94,8 @@ def prefix_reuse_support(model: Any) -> tuple[bool, str]:
 
     A sliding window (or attention chunk) is counted in cache slots, so the padding gap between the
     shared prefix and a shorter row's suffix moves the window; a recurrent layer (SSM, conv, linear
-    attention) keeps a state that neither repeats over a batch nor skips a gap.
+    attention) keeps a state that neither repeats over a batch nor skips a gap; an ALiBi bias built
+    from key slots (MPT) counts the gap as distance.
     """
     if getattr(model, "_is_stateful", False):
         return False, "recurrent layers (stateful model)"
@@ -96,7 +106,15 @@ def prefix_reuse_support(model: Any) -> tuple[bool, str]:
     other = sorted(types - {"full_attention"})
     if other:
         return False, f"{', '.join(other)} layers"
+    if _uses_alibi(model.config):
+        return False, "ALiBi position bias"
     return True, "every layer is full attention"
+
+
+def _uses_alibi(config: Any) -> bool:
+    attn = getattr(config, "attn_config", None)
+    attn_alibi = attn.get("alibi") if isinstance(attn, dict) else getattr(attn, "alibi", False)
+    return bool(getattr(config, "alibi", False) or attn_alibi)
 
 
 def _layer_types(config: Any) -> list[str]:
@@ -209,11 +227,11 @@ class TransformersBackend:
             self.forms = letter_token_forms(self.tokenizer, LETTERS)
         except BackendError:  # still usable in generate mode
             self.forms = {}
-        # prefix_reuse is what the caller asked for; reuse_prefix what the model allows (see describe()).
+        # prefix_reuse: what the caller asked for; prefix_reuse_used: what the model allows too.
         supported, why = prefix_reuse_support(self.model)
-        self.reuse_prefix = prefix_reuse and supported
-        self.reuse_reason = why if prefix_reuse else "turned off by the caller"
-        self.prefix_cache = PrefixKVCache(int(prefix_cache_mb * 2**20) if self.reuse_prefix else 0)
+        self.prefix_reuse_used = prefix_reuse and supported
+        self.prefix_reuse_why = why if prefix_reuse else "turned off by the caller"
+        self.prefix_cache = PrefixKVCache(int(prefix_cache_mb * 2**20) if self.prefix_reuse_used else 0)
         self.stats = {"prompt_tokens": 0, "computed_tokens": 0, "forward_seconds": 0.0, "forwards": 0,
                       "prefix_hits": 0, "prefix_misses": 0}
 
@@ -245,7 +263,7 @@ class TransformersBackend:
         batches follow prefix groups, and every batch of a group uses the group's prefix, so its KV
         is computed once (and kept for later calls, see PrefixKVCache)."""
         order = sorted(range(len(encoded)), key=lambda i: (encoded[i], i))
-        if not self.reuse_prefix:
+        if not self.prefix_reuse_used:
             for start in range(0, len(order), self.batch_size):
                 yield order[start:start + self.batch_size], 0
             return
@@ -260,6 +278,18 @@ class TransformersBackend:
             return self.model(**inputs, logits_to_keep=1)
         except TypeError:  # architectures without logits_to_keep
             return self.model(**inputs)
+
+    @contextlib.contextmanager
+    def cold_cache(self):
+        """Timed measurements (efficiency) compute every prompt: no prefix kept from earlier calls inside."""
+        kept, self.prefix_cache = self.prefix_cache, PrefixKVCache(0)
+        try:
+            yield
+        finally:
+            self.prefix_cache = kept
+
+    def close(self) -> None:
+        """Nothing runs outside this process; here for the backend protocol (vLLM stops its engine)."""
 
     def _prefix_kv(self, ids: list[int], repeats: int):
         """The KV cache of `ids` (one row, from PrefixKVCache or computed now), repeated over the batch.
@@ -381,8 +411,8 @@ class TransformersBackend:
             "device": self.device,
             "dtype": str(self.torch_dtype).replace("torch.", ""),
             "batch_size": self.batch_size,
-            "prefix_reuse": {"requested": self.prefix_reuse, "used": self.reuse_prefix, "why": self.reuse_reason,
-                             "cache_mb": self.prefix_cache.max_bytes / 2**20},
+            "prefix_reuse": {"requested": self.prefix_reuse, "used": self.prefix_reuse_used,
+                             "why": self.prefix_reuse_why, "cache_mb": self.prefix_cache.max_bytes / 2**20},
             "versions": {"torch": self.torch.__version__, "transformers": transformers.__version__},
             "letter_token_ids": self.forms,
             "decoding": GREEDY.describe(),

@@ -136,3 +136,18 @@ def test_engine_failures_get_the_right_code(vllm_site, fake_hub, gqa_model_dir, 
     assert "kv" in open_run.failure_reason.lower()
     assert sealed_run.failure_reason.startswith("OUT_OF_MEMORY after 1 attempt (RuntimeError).")
     assert sealed_run.log_excerpt == "RuntimeError (details withheld: sealed split)"
+
+
+def test_manage_py_evaluate_on_vllm_stores_its_run_and_exits(demo_loaded, gqa_model_dir):
+    """vLLM's engine processes kept the interpreter alive after the run: the command must end by itself."""
+    import subprocess
+
+    env = worker_env("leaderboard.settings.test", DATABASE_URL=database_url(), RUN_TORCH_THREADS=1)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "evaluate", "--model", str(gqa_model_dir), "--backend", "vllm",
+         "--split", "validation", "--no-efficiency", "--line", "-v", "0"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "accuracy" in done.stdout and "n=480" in done.stdout
+    run = EvaluationRun.objects.get(model_ref=str(gqa_model_dir))
+    assert run.status == RunStatus.SUCCEEDED and run.hardware["backend"]["backend"] == "vllm"
