@@ -49,7 +49,8 @@ def lm_eval_letter_probs(model_dir: str, prompts: list[str], letters: str = "ABC
 
 def compare(model_dir: str, questions) -> dict:
     backend = create_backend("transformers", model_dir, device="cpu", batch_size=8)
-    ours = run_evaluation(backend, questions, template=TEMPLATE).rows
+    by_id = {r["question_id"]: r for r in run_evaluation(backend, questions, template=TEMPLATE).rows}
+    ours = [by_id[q.question_id] for q in questions]  # rows come in plan order (topic by topic)
     tmpl = get_template(TEMPLATE)
     theirs = lm_eval_letter_probs(model_dir, [tmpl.render(q.question, q.options) for q in questions])
     max_diff = max(abs(r["letter_probs"][L] - t[L]) for r, t in zip(ours, theirs) for L in t)

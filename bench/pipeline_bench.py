@@ -157,6 +157,9 @@ def _instrument_worker():
             _emit(kind="score", run=run.pk, score_start=t0, score_end=time.time())
 
     runner.predict = predict
+    # The deployed task predicts in a child process, out of reach of these timers: predict in the
+    # task's own process instead (the solo pool's main process may start children; transformers needs none).
+    runner._predict_in_child = lambda run: (runner.predict_claimed(run_id=run.pk, attempt=run.attempts), False)
     runner.create_backend = create_backend
     services.run_predict = run_predict
     services.run_evaluation = run_evaluation
