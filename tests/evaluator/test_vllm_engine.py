@@ -72,7 +72,8 @@ def test_the_mrscore_judge_runs_through_vllm(engine, reference, gqa_model_dir):
 def test_a_prompt_longer_than_the_context_fails_that_question_only(engine, demo_questions):
     long = Question("too-long", "Why? " * (2 * CONTEXT), ("Yes", "No", "Maybe", "Later"), frozenset("A"), "Pet Care")
     result = run_evaluation(engine, [demo_questions[0], long, demo_questions[1]])
-    short_a, failed, short_b = result.rows
+    by_id = {r["question_id"]: r for r in result.rows}  # rows come topic by topic
+    short_a, failed, short_b = by_id[demo_questions[0].question_id], by_id["too-long"], by_id[demo_questions[1].question_id]
     assert failed["predicted"] is None and failed["correct"] is False
     assert failed["error"].startswith("prompt_too_long") and str(CONTEXT - 1) in failed["error"]
     assert short_a["predicted"] and short_b["predicted"] and "error" not in short_a
