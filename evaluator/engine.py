@@ -26,6 +26,10 @@ MODES = ("logprobs", "generate")
 MAX_OUTPUT_CHARS = 2000  # generated text kept per row, for audits of the parser
 
 
+class PlanMismatch(ValueError):
+    """Resuming under another plan would mix chunks of two layouts: refused, never merged."""
+
+
 @dataclass(frozen=True)
 class WorkItem:
     question: Question
@@ -171,6 +175,7 @@ def run_evaluation(
     mode: str = "logprobs",
     use_chat_template: bool = False,
     max_new_tokens: int = 32,
+    expected_fingerprint: str | None = None,
 ) -> EvaluationResult:
     """Score every (question, variant); see the module docstring for the resume contract.
 
@@ -186,6 +191,9 @@ def run_evaluation(
         raise ValueError(f"shots={shots} needs dev_questions (the topics' dev split)")
     plan = plan_evaluation(questions, variants=variants, seed=seed, chunk_size=chunk_size, template=template,
                            shots=shots, mode=mode, use_chat_template=use_chat_template, dev_questions=dev_questions)
+    if expected_fingerprint and plan.fingerprint != expected_fingerprint:
+        raise PlanMismatch(f"the plan's fingerprint {plan.fingerprint[:12]} is not the run's "
+                           f"{expected_fingerprint[:12]}: the questions or settings changed since the run was made")
     # Exemplars per topic, chosen once: every question of a topic shares the same prefix.
     shot_cache = {t: exemplar_shots(select_exemplars(dev_questions or (), t, shots))
                   for t in sorted({q.topic for q in questions})}
@@ -248,5 +256,5 @@ def rescore_rows(rows: Iterable[Row], answers: Mapping[str, Collection[str]]) ->
     return out
 
 
-__all__ = ["EvaluationPlan", "EvaluationResult", "MODES", "Row", "VARIANTS", "WorkItem",
+__all__ = ["EvaluationPlan", "EvaluationResult", "MODES", "PlanMismatch", "Row", "VARIANTS", "WorkItem",
            "plan_evaluation", "rescore_rows", "run_evaluation"]

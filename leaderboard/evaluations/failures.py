@@ -17,9 +17,13 @@ HINTS = {
     FailureCode.WORKER_LOST: "The worker stopped responding (it was restarted or killed) too many times.",
     FailureCode.TIMEOUT: "The run exceeded its time limit.",
     FailureCode.CANCELLED: "The run was cancelled.",
+    FailureCode.SCORING_ERROR: "Scoring on the trusted worker failed repeatedly; an admin can re-score it once the "
+                               "cause (often the sealed answer key) is fixed.",
+    FailureCode.PLAN_MISMATCH: "The run's stored chunks or questions no longer match the plan it was created with; "
+                               "an admin can re-run it.",
 }
 RETRYABLE = frozenset(FailureCode) - {FailureCode.CANCELLED, FailureCode.MODEL_NOT_FOUND, FailureCode.GATED,
-                                      FailureCode.UNSUPPORTED_ARCHITECTURE}
+                                      FailureCode.UNSUPPORTED_ARCHITECTURE, FailureCode.PLAN_MISMATCH}
 
 
 # What the engines say, lower-cased. vLLM's engine runs in child processes: its words reach us in the
@@ -58,6 +62,8 @@ def classify(exc: BaseException, *, during_load: bool) -> str:
         return FailureCode.MODEL_NOT_FOUND
     if name == "GatedRepoError":
         return FailureCode.GATED
+    if name == "PlanMismatch":
+        return FailureCode.PLAN_MISMATCH
     if name == "OutOfMemoryError":
         return FailureCode.OUT_OF_MEMORY
     if name == "SoftTimeLimitExceeded":

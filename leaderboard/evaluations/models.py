@@ -31,6 +31,8 @@ class FailureCode(models.TextChoices):
     WORKER_LOST = "WORKER_LOST"
     TIMEOUT = "TIMEOUT"
     CANCELLED = "CANCELLED"
+    SCORING_ERROR = "SCORING_ERROR"
+    PLAN_MISMATCH = "PLAN_MISMATCH"
 
 
 class EvaluationRun(models.Model):
@@ -62,7 +64,14 @@ class EvaluationRun(models.Model):
     lease_expires_at = models.DateTimeField(null=True, blank=True)
     progress_done = models.PositiveIntegerField(default=0)
     progress_total = models.PositiveIntegerField(default=0)
-    chunk_size = models.PositiveIntegerField(default=256)
+    chunk_size = models.PositiveIntegerField(default=256, help_text="fixed at creation: part of the plan")
+    plan_fingerprint = models.CharField(max_length=64, blank=True,
+                                        help_text="the engine's plan (questions, variants, seed, template, chunk "
+                                                  "size), fixed at creation; chunks of another plan are refused")
+    scoring_attempts = models.PositiveSmallIntegerField(default=0)
+    published_at = models.DateTimeField(null=True, blank=True,
+                                        help_text="last time a predict message was published (enqueued_at is "
+                                                  "when the run joined the queue)")
     failure_code = models.CharField(max_length=30, choices=FailureCode.choices, blank=True)
     failure_reason = models.TextField(blank=True)
     log_excerpt = models.TextField(blank=True)
@@ -97,6 +106,7 @@ class PredictionChunk(models.Model):
 
     run = models.ForeignKey(EvaluationRun, on_delete=models.CASCADE, related_name="chunks")
     index = models.PositiveIntegerField()
+    fingerprint = models.CharField(max_length=64, blank=True, help_text="the plan the chunk was computed under")
     rows = models.JSONField()
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -219,9 +219,7 @@ def predict_claimed(*, run_id: int, attempt: int) -> Outcome:
         backend = load_backend(run, device=device)
         loading = False
         lifecycle.run_heartbeat(run=run)
-        services.run_predict(run=run, backend=backend,
-                             chunk_size=services.chunk_size_for(run.backend, settings.RUN_CHUNK_SIZE),
-                             on_progress_chunk=lambda: lifecycle.run_heartbeat(run=run))
+        services.run_predict(run=run, backend=backend, on_progress_chunk=lambda: lifecycle.run_heartbeat(run=run))
         return Outcome(ok=True)
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a retry or a recorded reason
         return failed(run, exc, during_load=loading)

@@ -52,6 +52,20 @@ def run_chunks(*, run: EvaluationRun) -> dict[int, list[dict]]:
     return dict(PredictionChunk.objects.filter(run=run).order_by("index").values_list("index", "rows"))
 
 
+def run_chunks_of_plan(*, run: EvaluationRun) -> dict[int, list[dict]]:
+    """The stored chunks to resume from. A chunk of another plan is never merged: PlanMismatch."""
+    from evaluator.engine import PlanMismatch
+
+    chunks = PredictionChunk.objects.filter(run=run).order_by("index").values_list("index", "fingerprint", "rows")
+    out = {}
+    for index, fingerprint, rows in chunks:
+        if run.plan_fingerprint and fingerprint and fingerprint != run.plan_fingerprint:
+            raise PlanMismatch(f"run {run.pk} has chunk {index} of another plan ({fingerprint[:12]}, not "
+                               f"{run.plan_fingerprint[:12]}); it is not merged")
+        out[index] = rows
+    return out
+
+
 def run_rows(*, run: EvaluationRun) -> list[dict]:
     return [row for rows in run_chunks(run=run).values() for row in rows]
 

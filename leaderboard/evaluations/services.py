@@ -8,6 +8,7 @@ splits, so open and sealed results are computed identically.
 import platform
 from importlib import metadata
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -54,7 +55,8 @@ def library_versions():
 def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_revision: str = "",
                backend: str = "transformers", precision: str = "auto", template: str = "default", shots: int = 0,
                variants=("original",), seed: int = 0, mode: str = "logprobs",
-               use_chat_template: bool = False, submission=None, probe: bool = False) -> EvaluationRun:
+               use_chat_template: bool = False, submission=None, probe: bool = False,
+               chunk_size: int = 0) -> EvaluationRun:
     try:
         variants = list(parse_variants(variants))
         get_template(template)
@@ -67,13 +69,28 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
                              "on the test split use original and R1..R4 only.")
     if shots and Split.DEV not in version.split_hashes:
         raise RunConfigError(f"{shots}-shot needs the dev split for exemplars; import it or use --shots 0.")
-    return EvaluationRun.objects.create(
+    run = EvaluationRun(
         submission=submission, benchmark_version=version, split=split, model_ref=model_ref,
         model_revision=model_revision,
         backend=backend, precision=precision, template=template, template_hash=template_hash(template),
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,
         dataset_hash=version.split_hashes[split], library_versions=library_versions(), probe=probe,
+        chunk_size=chunk_size or chunk_size_for(backend, settings.RUN_CHUNK_SIZE),
     )
+    # The plan is fixed now: every attempt computes these chunks, whatever the worker's settings say.
+    plan = _plan(run)
+    run.plan_fingerprint, run.progress_total = plan.fingerprint, len(plan.items)
+    run.save()
+    return run
+
+
+def _plan(run: EvaluationRun):
+    version = run.benchmark_version
+    return plan_evaluation(
+        selectors.engine_questions(version=version, split=run.split), variants=run.variants, seed=run.seed,
+        chunk_size=run.chunk_size, template=run.template, shots=run.shots, mode=run.mode,
+        use_chat_template=run.use_chat_template,
+        dev_questions=selectors.dev_exemplars(version=version) if run.shots else None)
 
 
 def max_new_tokens(run: EvaluationRun) -> int:
@@ -95,25 +112,23 @@ def run_claim(*, run: EvaluationRun) -> bool:
 def _chunk_store(run: EvaluationRun, after_chunk=None):
     def on_chunk(index, rows):
         # Insert-or-ignore: a chunk re-sent after a crash is the same bits, written once.
-        PredictionChunk.objects.bulk_create([PredictionChunk(run=run, index=index, rows=rows)],
-                                            ignore_conflicts=True)
+        PredictionChunk.objects.bulk_create(
+            [PredictionChunk(run=run, index=index, rows=rows, fingerprint=run.plan_fingerprint)],
+            ignore_conflicts=True)
         if after_chunk is not None:
             after_chunk()
     return on_chunk
 
 
-def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_SIZE, progress=None,
-                measure=True, on_progress_chunk=None):
-    """Score every (question, variant) with `backend`, persisting chunks; resumes from stored chunks."""
+def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_progress_chunk=None):
+    """Score every (question, variant) with `backend` under the run's stored plan, persisting chunks;
+    resumes from stored chunks of that plan and refuses chunks of any other (PlanMismatch)."""
     from evaluator.efficiency import fixed_sample, measure_efficiency
 
     version = run.benchmark_version
     questions = selectors.engine_questions(version=version, split=run.split)
     dev = selectors.dev_exemplars(version=version) if run.shots else None
-    plan = plan_evaluation(questions, variants=run.variants, seed=run.seed, chunk_size=chunk_size,
-                           template=run.template, shots=run.shots, mode=run.mode,
-                           use_chat_template=run.use_chat_template)
-    EvaluationRun.objects.filter(pk=run.pk).update(progress_total=len(plan.items), chunk_size=chunk_size)
+    done = selectors.run_chunks_of_plan(run=run)
 
     def report(done, total):
         EvaluationRun.objects.filter(pk=run.pk).update(progress_done=done)
@@ -122,9 +137,10 @@ def run_predict(*, run: EvaluationRun, backend, chunk_size: int = DEFAULT_CHUNK_
 
     result = run_evaluation(
         backend, questions, template=run.template, shots=run.shots, dev_questions=dev, variants=run.variants,
-        seed=run.seed, chunk_size=chunk_size, done_chunks=selectors.run_chunks(run=run),
+        seed=run.seed, chunk_size=run.chunk_size, done_chunks=done,
         on_chunk=_chunk_store(run, on_progress_chunk), progress=report, mode=run.mode,
         use_chat_template=run.use_chat_template, max_new_tokens=GENERATE_TOKENS,
+        expected_fingerprint=run.plan_fingerprint or None,
     )
     if measure:
         sample = fixed_sample(questions, key=lambda q: q.question_id)

@@ -3,11 +3,12 @@ import json
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.test import override_settings
 
 from evaluator.backends import create_backend
 from leaderboard.benchmarks.models import BenchmarkVersion, Question
-from leaderboard.evaluations import selectors, services
-from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
+from leaderboard.evaluations import lifecycle, selectors, services
+from leaderboard.evaluations.models import EvaluationRun, FailureCode, PredictionChunk, RunStatus
 from tests.support.sealed import assert_no_sealed_content
 
 pytestmark = pytest.mark.django_db
@@ -97,20 +98,23 @@ def test_a_resumed_run_equals_an_uninterrupted_one(demo_loaded, tiny_model_dir):
 
     def new_run():
         run = services.run_create(version=version, split="validation", model_ref=str(tiny_model_dir),
-                                  variants=["original", "R2"])
+                                  variants=["original", "R2"], chunk_size=100)
         services.run_claim(run=run)
         return run
 
     straight = new_run()
-    services.run_predict(run=straight, backend=backend, chunk_size=100, measure=False)
+    services.run_predict(run=straight, backend=backend, measure=False)
     services.run_score(run=straight)
 
     crashed = new_run()
     with pytest.raises(RuntimeError, match="worker lost"):
-        services.run_predict(run=crashed, backend=CrashAfter(backend, 4), chunk_size=100, measure=False)
+        services.run_predict(run=crashed, backend=CrashAfter(backend, 4), measure=False)
     assert 0 < PredictionChunk.objects.filter(run=crashed).count() < 10
-    services.run_predict(run=crashed, backend=backend, chunk_size=100, measure=False)
+    with override_settings(RUN_CHUNK_SIZE=64):  # a worker configured otherwise resumes the stored plan
+        services.run_predict(run=crashed, backend=backend, measure=False)
     services.run_score(run=crashed)
+    assert crashed.chunk_size == 100 and crashed.progress_total == 960
+    assert sorted(PredictionChunk.objects.filter(run=crashed).values_list("index", flat=True)) == list(range(10))
 
     assert selectors.run_rows(run=crashed) == selectors.run_rows(run=straight)
     assert crashed.summary == straight.summary
@@ -130,3 +134,21 @@ def test_it_reuses_an_earlier_identical_run_when_asked(demo_loaded, biased_model
     assert again == first and EvaluationRun.objects.count() == 1
     other = evaluate(biased_model_dir, capsys, "--split", "validation", "--skip-if-done", "--seed", "1")
     assert other["run"] != first["run"]  # different settings: a new run
+
+
+def test_a_chunk_of_another_plan_is_refused_not_merged(demo_loaded, tiny_model_dir):
+    """A chunk written under another layout (say a worker with another chunk size) would shift or repeat
+    answers: the run fails PLAN_MISMATCH instead of publishing a mixed result."""
+    from leaderboard.evaluations import runner
+
+    version = BenchmarkVersion.objects.get(benchmark__slug="mobile-mmlu")
+    run = services.run_create(version=version, split="validation", model_ref=str(tiny_model_dir), chunk_size=100)
+    assert len(run.plan_fingerprint) == 64 and run.progress_total == 480
+    PredictionChunk.objects.create(run=run, index=0, fingerprint="f" * 64, rows=[{"question_id": "x"}] * 48)
+    claimed = lifecycle.run_claim_for_worker(run_id=run.pk)
+    outcome = runner.predict_claimed(run_id=run.pk, attempt=claimed.attempts)
+    assert outcome.code == FailureCode.PLAN_MISMATCH
+    assert runner.record(run_id=run.pk, outcome=outcome)["status"] == RunStatus.FAILED
+    run.refresh_from_db()
+    assert run.attempts == 1 and run.failure_code == FailureCode.PLAN_MISMATCH
+    assert PredictionChunk.objects.filter(run=run).count() == 1
