@@ -8,39 +8,62 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
-from django.utils import timezone
+from django.db.models import BooleanField, DateTimeField, ExpressionWrapper, F, Q
+from django.db.models.functions import Coalesce, Now
 
+from leaderboard.core.text import pg_text
+
+from . import broker
 from .failures import HINTS, RETRYABLE, RunCancelled
 from .models import EvaluationRun, FailureCode, RunStatus
 
 
-def _lease():
-    return timezone.now() + timedelta(seconds=settings.RUN_LEASE_SECONDS)
+LOCAL_QUEUE = "local"  # runs of manage.py evaluate: predicted in the operator's process, never published
+
+
+def _lease(seconds: int | None = None):
+    """A lease on the database's clock: a worker host whose clock is off cannot shorten or stretch it."""
+    return ExpressionWrapper(Now() + timedelta(seconds=seconds or settings.RUN_LEASE_SECONDS),
+                             output_field=DateTimeField())
 
 
 def send_predict(run_id: int, *, countdown: int = 0):
-    """Publish to the run's GPU queue (its size class, chosen at enqueue: leaderboard/core/routing.py)."""
+    """Publish to the run's GPU queue (its size class, chosen at enqueue: leaderboard/core/routing.py).
+
+    Called on commit: the run is already stored QUEUED, and the database is the source of truth. If the broker
+    cannot be reached, the run stays queued and the reconciler (reconcile(), on beat) publishes it later; the
+    error is logged, never raised, so the request or task that made the run still succeeds as a whole.
+    """
+    import logging
+
+    import redis.exceptions
+    from kombu.exceptions import OperationalError
+
     from evaluator.tasks import predict_run
 
     queue = EvaluationRun.objects.filter(pk=run_id).values_list("queue", flat=True).first() or "gpu"
-    predict_run.apply_async(args=[run_id], queue=queue, countdown=countdown)
+    try:
+        predict_run.apply_async(args=[run_id], queue=queue, countdown=countdown)
+    except (OperationalError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
+        logging.getLogger(__name__).warning(
+            "broker unreachable, run %s stays queued; the reconciler will publish it: %s", run_id, exc)
 
 
-def send_score(run_id: int):
+def send_score(run_id: int, *, countdown: int = 0):
     from .tasks import score_run
 
-    score_run.apply_async(args=[run_id], queue="default")
+    score_run.apply_async(args=[run_id], queue="default", countdown=countdown)
 
 
 def run_enqueue(*, run: EvaluationRun, countdown: int = 0, route: bool = False):
-    """Mark queued now; publish only once the transaction that made the run has committed.
+    """Mark queued; publish only once the transaction that made the run has committed.
 
-    route=True (a new run, on the trusted side) picks and stores its size class's queue. Otherwise the
-    stored queue stands: a retry is enqueued by the GPU worker, whose database role may neither write
-    `queue` nor read the submission tables the router looks at.
+    enqueued_at is when the run first joined the queue and stays (queue positions and the oldest-queued
+    metric read it); published_at is the last publish. route=True (a new run, on the trusted side) picks
+    and stores its size class's queue. Otherwise the stored queue stands: a retry is enqueued by the GPU
+    worker, whose database role may neither write `queue` nor read the submission tables the router looks at.
     """
-    changes = {"enqueued_at": timezone.now()}
+    changes = {"enqueued_at": Coalesce(F("enqueued_at"), Now()), "published_at": Now()}
     if route:
         from leaderboard.core.routing import gpu_queue_for_run
 
@@ -58,12 +81,12 @@ def run_for_worker(run_id: int) -> EvaluationRun:
 
 
 def run_claim_for_worker(*, run_id: int) -> EvaluationRun | None:
-    """queued → running (or take over a running run whose lease expired). None if someone else has it."""
-    now = timezone.now()
-    claimable = Q(status=RunStatus.QUEUED) | Q(status=RunStatus.RUNNING, lease_expires_at__lt=now)
-    updated = EvaluationRun.objects.filter(claimable, pk=run_id).update(
+    """queued → running (or take over a running run whose lease expired). None if someone else has it,
+    or if the run has used its attempts (a redelivered message never starts one more)."""
+    claimable = Q(status=RunStatus.QUEUED) | Q(status=RunStatus.RUNNING, lease_expires_at__lt=Now())
+    updated = EvaluationRun.objects.filter(claimable, pk=run_id, attempts__lt=settings.RUN_MAX_ATTEMPTS).update(
         status=RunStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=_lease(),
-        started_at=now, failure_reason="", failure_code="",
+        started_at=Now(), failure_reason="", failure_code="",
     )
     return run_for_worker(run_id) if updated == 1 else None
 
@@ -77,7 +100,7 @@ def run_heartbeat(*, run: EvaluationRun):
         raise RunCancelled(f"run {run.pk} attempt {run.attempts} no longer holds the run")
 
 
-def run_attempt_failed(*, run_id: int, code: str, excerpt: str = "", detail: str = "") -> str:
+def run_attempt_failed(*, run_id: int, attempt: int, code: str, excerpt: str = "", detail: str = "") -> str:
     """Retry while attempts remain and the failure may pass; else FAILED with a reason. Returns the status.
 
     Runs on the GPU worker: it re-enqueues on the run's stored queue (no routing).
@@ -85,8 +108,10 @@ def run_attempt_failed(*, run_id: int, code: str, excerpt: str = "", detail: str
     run = run_for_worker(run_id)
     if run.status == RunStatus.CANCELLED:
         return run.status
+    if run.status != RunStatus.RUNNING or run.attempts != attempt:
+        return run.status  # superseded: a later attempt owns the run; this one touches nothing
     if code in RETRYABLE and run.attempts < settings.RUN_MAX_ATTEMPTS:
-        requeued = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
+        requeued = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=attempt).update(
             status=RunStatus.QUEUED, lease_expires_at=None, failure_code=code, log_excerpt=excerpt,
             failure_reason=f"attempt {run.attempts} failed; retrying",
         )
@@ -94,8 +119,10 @@ def run_attempt_failed(*, run_id: int, code: str, excerpt: str = "", detail: str
             with transaction.atomic():
                 run_enqueue(run=run, countdown=settings.RUN_RETRY_DELAY_SECONDS)
             return RunStatus.QUEUED
-    run_fail(run=run, code=code, reason=_reason(code, run.attempts, detail), excerpt=excerpt)
-    return RunStatus.FAILED
+    if run_fail(run=run, code=code, reason=_reason(code, run.attempts, detail), excerpt=excerpt,
+                only=Q(status=RunStatus.RUNNING, attempts=attempt)):
+        return RunStatus.FAILED
+    return run_for_worker(run_id).status
 
 
 def _reason(code, attempts, detail=""):
@@ -105,12 +132,16 @@ def _reason(code, attempts, detail=""):
     return f"{code} after {attempts} attempt{'s' * (attempts != 1)}{said}. {HINTS.get(code, '')}".strip()
 
 
-def run_fail(*, run: EvaluationRun, code: str, reason: str, excerpt: str = ""):
-    EvaluationRun.objects.filter(pk=run.pk).exclude(status__in=[RunStatus.SUCCEEDED, RunStatus.CANCELLED]).update(
-        status=RunStatus.FAILED, failure_code=code, failure_reason=reason[:2000], log_excerpt=excerpt,
-        finished_at=timezone.now(), lease_expires_at=None,
+def run_fail(*, run: EvaluationRun, code: str, reason: str, excerpt: str = "", only: Q | None = None) -> bool:
+    """FAILED with a reason and a notice. `only`: the state the run must still be in (conditional)."""
+    rows = EvaluationRun.objects.filter(pk=run.pk).exclude(status__in=[RunStatus.SUCCEEDED, RunStatus.CANCELLED])
+    updated = rows.filter(only or Q()).update(
+        status=RunStatus.FAILED, failure_code=code, failure_reason=pg_text(reason)[:2000],
+        log_excerpt=pg_text(excerpt), finished_at=Now(), lease_expires_at=None,
     )
-    transaction.on_commit(lambda: _notify(run.pk))
+    if updated:
+        transaction.on_commit(lambda: _notify(run.pk))
+    return bool(updated)
 
 
 def run_finished(*, run_id: int):
@@ -123,40 +154,72 @@ def _notify(run_id):
     notify_run.apply_async(args=[run_id], queue="default")
 
 
-def sweep(*, now=None) -> dict:
-    """Re-enqueue runs whose lease expired (their worker died); fail runs past the time limit."""
-    now = now or timezone.now()
-    limit = timedelta(seconds=settings.CELERY_TASK_HARD_TIME_LIMIT)
-    counts = {"requeued": 0, "failed": 0}
-    for run in EvaluationRun.objects.filter(status=RunStatus.RUNNING, lease_expires_at__lt=now):
-        if run.started_at and run.started_at < now - limit:
-            run_fail(run=run, code=FailureCode.TIMEOUT, reason=_reason(FailureCode.TIMEOUT, run.attempts))
-            counts["failed"] += 1
-        elif run.attempts >= settings.RUN_MAX_ATTEMPTS:
-            run_fail(run=run, code=FailureCode.WORKER_LOST, reason=_reason(FailureCode.WORKER_LOST, run.attempts))
-            counts["failed"] += 1
-        elif EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, lease_expires_at__lt=now).update(
-                status=RunStatus.QUEUED, lease_expires_at=None):
+def sweep() -> dict:
+    """Runs whose lease expired (their worker died): re-enqueued, or FAILED past the time limit or their
+    attempts; runs whose scoring stopped: scoring re-sent, or FAILED after RUN_MAX_ATTEMPTS. Every change is
+    a conditional UPDATE on the database's clock, so a run a worker has just claimed or renewed is left alone."""
+    counts = {"requeued": 0, "failed": 0, "rescored": 0}
+    stale = Q(status=RunStatus.RUNNING, lease_expires_at__lt=Now())
+    too_old = Now() - timedelta(seconds=settings.CELERY_TASK_HARD_TIME_LIMIT)
+    for run in EvaluationRun.objects.filter(stale).annotate(
+            past_limit=ExpressionWrapper(Q(started_at__lt=too_old), output_field=BooleanField())):
+        same = stale & Q(attempts=run.attempts)
+        # A local run (manage.py evaluate) names a model on the operator's disk: never sent to a GPU queue.
+        if run.past_limit or run.attempts >= settings.RUN_MAX_ATTEMPTS or run.queue == LOCAL_QUEUE:
+            code = FailureCode.TIMEOUT if run.past_limit else FailureCode.WORKER_LOST
+            counts["failed"] += run_fail(run=run, code=code, reason=_reason(code, run.attempts), only=same)
+        elif EvaluationRun.objects.filter(same, pk=run.pk).update(status=RunStatus.QUEUED, lease_expires_at=None):
             with transaction.atomic():
                 run_enqueue(run=run)
             counts["requeued"] += 1
+    scoring = Q(status=RunStatus.SCORING, lease_expires_at__lt=Now())
+    for run in EvaluationRun.objects.filter(scoring).only("pk", "scoring_attempts"):
+        if run.scoring_attempts >= settings.RUN_MAX_ATTEMPTS:
+            code = FailureCode.SCORING_ERROR
+            counts["failed"] += run_fail(run=run, code=code, reason=_reason(code, run.scoring_attempts),
+                                         only=scoring & Q(scoring_attempts=run.scoring_attempts))
+        else:  # the scoring message was lost, or its worker died: send it again
+            send_score(run.pk)
+            counts["rescored"] += 1
     return counts
 
 
-def reconcile(*, now=None) -> int:
-    """Queued runs whose message may be lost (broker flushed or restarted) are published again.
+def score_claim(*, run_id: int) -> bool:
+    """SCORING runs are claimed like predictions: one scorer at a time, a lease, attempts counted."""
+    free = Q(scoring_attempts=0) | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=Now())
+    return bool(EvaluationRun.objects.filter(free, pk=run_id, status=RunStatus.SCORING,
+                                             scoring_attempts__lt=settings.RUN_MAX_ATTEMPTS).update(
+        scoring_attempts=F("scoring_attempts") + 1, lease_expires_at=_lease()))
 
-    A duplicate message is harmless: only one claim can win.
-    """
-    now = now or timezone.now()
-    stale = now - timedelta(seconds=settings.RECONCILE_AFTER_SECONDS)
-    runs = list(EvaluationRun.objects.filter(status=RunStatus.QUEUED)
-                .filter(Q(enqueued_at__lt=stale) | Q(enqueued_at__isnull=True)).values_list("pk", "enqueued_at"))
-    for run_id, enqueued_at in runs:
+
+def score_failed(*, run_id: int, exc: BaseException) -> str:
+    """A scoring attempt failed: retried after a delay while attempts remain, else FAILED with a notice.
+    The reason names the error's type only: scoring reads the sealed key."""
+    run = EvaluationRun.objects.only("pk", "scoring_attempts").get(pk=run_id)
+    code = FailureCode.SCORING_ERROR
+    if run.scoring_attempts < settings.RUN_MAX_ATTEMPTS:
+        # Lease expired now: the retry below (or the sweeper, if it is lost) may claim it.
+        EvaluationRun.objects.filter(pk=run_id, status=RunStatus.SCORING).update(lease_expires_at=Now())
+        transaction.on_commit(lambda: send_score(run_id, countdown=settings.RUN_RETRY_DELAY_SECONDS))
+        return RunStatus.SCORING
+    run_fail(run=run, code=code, reason=_reason(code, run.scoring_attempts, type(exc).__name__),
+             only=Q(status=RunStatus.SCORING))
+    return RunStatus.FAILED
+
+
+def reconcile() -> int:
+    """Queued runs whose predict message is lost (broker flushed or restarted) are published again, oldest
+    first. A message still waiting in the broker (a busy GPU) is left alone: the broker's queues are read
+    where the transport allows (Redis); elsewhere a run is re-published once RECONCILE_AFTER_SECONDS have
+    passed since its last publish. A duplicate message is harmless all the same: only one claim can win."""
+    grace = Now() - timedelta(seconds=settings.RECONCILE_AFTER_SECONDS)
+    queued = (EvaluationRun.objects.filter(status=RunStatus.QUEUED).exclude(queue=LOCAL_QUEUE)
+              .filter(Q(published_at__isnull=True) | Q(published_at__lt=grace))
+              .order_by(F("enqueued_at").asc(nulls_first=True), "pk").values_list("pk", "enqueued_at", "queue"))
+    queued = list(queued)
+    waiting = broker.waiting_run_ids({queue for _, _, queue in queued}) if queued else set()
+    lost = [(pk, enqueued_at) for pk, enqueued_at, _ in queued if waiting is None or pk not in waiting]
+    for run_id, enqueued_at in lost:
         with transaction.atomic():  # a run never enqueued was never routed either
             run_enqueue(run=EvaluationRun(pk=run_id), route=enqueued_at is None)
-    # Runs predicted but never scored (the scoring message was lost) get scored.
-    for run_id in EvaluationRun.objects.filter(status=RunStatus.SCORING, lease_expires_at__lt=now).values_list(
-            "pk", flat=True):
-        send_score(run_id)
-    return len(runs)
+    return len(lost)

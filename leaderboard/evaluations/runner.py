@@ -69,17 +69,17 @@ def predict(run_id: int) -> dict:
     if cancelled:
         log.info("run %s: cancelled or taken over while predicting; the process was stopped", run_id)
         return {"run": run_id, "claimed": True, "status": RunStatus.CANCELLED}
-    return record(run_id=run_id, outcome=outcome)
+    return record(run_id=run_id, attempt=run.attempts, outcome=outcome)
 
 
-def record(*, run_id: int, outcome: Outcome) -> dict:
+def record(*, run_id: int, attempt: int, outcome: Outcome) -> dict:
     """Scoring on success; otherwise a retry or a recorded reason (lifecycle decides which)."""
     if outcome.ok:
         with transaction.atomic():
             transaction.on_commit(lambda: lifecycle.send_score(run_id))
         return {"run": run_id, "claimed": True, "status": RunStatus.SCORING}
-    status = lifecycle.run_attempt_failed(run_id=run_id, code=outcome.code, excerpt=outcome.excerpt,
-                                          detail=outcome.detail)
+    status = lifecycle.run_attempt_failed(run_id=run_id, attempt=attempt, code=outcome.code,
+                                          excerpt=outcome.excerpt, detail=outcome.detail)
     log.warning("run %s: attempt failed (%s) -> %s", run_id, outcome.code, status)
     return {"run": run_id, "claimed": True, "status": status}
 
@@ -96,7 +96,7 @@ def _predict_in_child(run: EvaluationRun) -> tuple[Outcome, bool]:
             preexec_fn=_die_with_parent,
         )
         tail = _StderrTail(proc.stderr)
-        beat = _Heartbeat(run, on_lost=lambda: _stop(proc))
+        beat = Heartbeat(run, on_lost=lambda: _stop(proc))
         try:
             returncode = proc.wait()
         except BaseException:  # the soft time limit, a warm shutdown's second signal: the child goes too
@@ -168,7 +168,7 @@ class _StderrTail(threading.Thread):
         return "".join(self.lines)
 
 
-class _Heartbeat(threading.Thread):
+class Heartbeat(threading.Thread):
     """Renews the lease while the child works, model load included; stops the child if the run was
     cancelled or another worker took it over (the lease no longer belongs to this attempt)."""
 

@@ -19,6 +19,7 @@ from evaluator.prompts import get_template, template_hash
 from evaluator.variants import parse_variants
 
 from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
+from leaderboard.core.text import pg_json
 from leaderboard.contamination import services as contamination_services
 from leaderboard.results import services as results_services
 
@@ -112,8 +113,8 @@ def run_claim(*, run: EvaluationRun) -> bool:
 def _chunk_store(run: EvaluationRun, after_chunk=None):
     def on_chunk(index, rows):
         # Insert-or-ignore: a chunk re-sent after a crash is the same bits, written once.
-        PredictionChunk.objects.bulk_create(
-            [PredictionChunk(run=run, index=index, rows=rows, fingerprint=run.plan_fingerprint)],
+        PredictionChunk.objects.bulk_create(  # generated text may hold NUL, which PostgreSQL refuses
+            [PredictionChunk(run=run, index=index, rows=pg_json(rows), fingerprint=run.plan_fingerprint)],
             ignore_conflicts=True)
         if after_chunk is not None:
             after_chunk()
@@ -151,7 +152,7 @@ def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_
         beat = (lambda done, total: on_progress_chunk()) if on_progress_chunk else None
         run.probe_rows = run_probe(backend, questions, seed=run.seed, use_chat_template=run.use_chat_template,
                                    progress=beat)
-    run.hardware = {"backend": backend.describe(), "machine": platform.machine(), "node": platform.node()}
+    run.hardware = pg_json({"backend": backend.describe(), "machine": platform.machine(), "node": platform.node()})
     # Conditional: a run cancelled meanwhile stays cancelled.
     EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
         efficiency=run.efficiency, hardware=run.hardware, probe_rows=run.probe_rows, status=RunStatus.SCORING)

@@ -1,20 +1,27 @@
 """Celery tasks of the default (trusted) queue: scoring, notices, the sweeper and the reconciler."""
+import logging
+
 from celery import shared_task
 
 from leaderboard.core.logging import log_context
 
 from . import lifecycle, notices, services
-from .models import EvaluationRun, RunStatus
+from .models import EvaluationRun
+
+log = logging.getLogger(__name__)
 
 
 @shared_task(name="evaluations.score_run", acks_late=True, ignore_result=False)  # ids only: kept for operators
 def score_run(run_id: int) -> dict:
     with log_context(run_id=run_id):
-        # Conditional: only a run that finished predicting is scored, and only once.
-        claimed = EvaluationRun.objects.filter(pk=run_id, status=RunStatus.SCORING).exists()
-        if not claimed:
+        # Conditional: only a run that finished predicting is scored, by one scorer, attempts counted.
+        if not lifecycle.score_claim(run_id=run_id):
             return {"run": run_id, "scored": False}
-        services.run_score(run=EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id))
+        try:
+            services.run_score(run=EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id))
+        except Exception as exc:  # noqa: BLE001 - counted; FAILED with a notice after RUN_MAX_ATTEMPTS
+            log.warning("run %s: scoring failed (%s)", run_id, type(exc).__name__)
+            return {"run": run_id, "scored": False, "status": lifecycle.score_failed(run_id=run_id, exc=exc)}
         lifecycle.run_finished(run_id=run_id)
         return {"run": run_id, "scored": True}
 

@@ -116,7 +116,7 @@ def test_a_retry_keeps_the_runs_stored_queue(run_of_model, settings, broker, dja
     assert lifecycle.run_claim_for_worker(run_id=run.pk) is not None
     ModelEntry.objects.filter(hub_id="org/large-70b").update(params=3_000_000_000)  # the router would now differ
     with CaptureQueriesContext(connection) as queries, django_capture_on_commit_callbacks(execute=True):
-        status = lifecycle.run_attempt_failed(run_id=run.pk, code="EVALUATION_ERROR", excerpt="flaky GPU")
+        status = lifecycle.run_attempt_failed(run_id=run.pk, attempt=1, code="EVALUATION_ERROR", excerpt="flaky GPU")
     run.refresh_from_db()
     assert status == RunStatus.QUEUED and run.queue == "gpu-large" and run.attempts == 1
     assert broker.llen("gpu-large") == 1 and broker.llen("gpu-small") == 0

@@ -70,7 +70,8 @@ def predict_here(run_id):
     """The GPU task's steps in this process (and so under this connection's role): claim, the prediction
     process's body, record. The process boundary itself is covered by the worker tests."""
     run = lifecycle.run_claim_for_worker(run_id=run_id)
-    return runner.record(run_id=run_id, outcome=runner.predict_claimed(run_id=run_id, attempt=run.attempts))
+    outcome = runner.predict_claimed(run_id=run_id, attempt=run.attempts)
+    return runner.record(run_id=run_id, attempt=run.attempts, outcome=outcome)
 
 
 def test_it_works(demo_loaded, biased_model_dir, gpu_role, settings, monkeypatch, broker,

@@ -148,7 +148,7 @@ def test_a_chunk_of_another_plan_is_refused_not_merged(demo_loaded, tiny_model_d
     claimed = lifecycle.run_claim_for_worker(run_id=run.pk)
     outcome = runner.predict_claimed(run_id=run.pk, attempt=claimed.attempts)
     assert outcome.code == FailureCode.PLAN_MISMATCH
-    assert runner.record(run_id=run.pk, outcome=outcome)["status"] == RunStatus.FAILED
+    assert runner.record(run_id=run.pk, attempt=claimed.attempts, outcome=outcome)["status"] == RunStatus.FAILED
     run.refresh_from_db()
     assert run.attempts == 1 and run.failure_code == FailureCode.PLAN_MISMATCH
     assert PredictionChunk.objects.filter(run=run).count() == 1

@@ -1,5 +1,7 @@
 """Evaluate a model on a benchmark split synchronously (no queue) and store the run."""
 import json
+import os
+import signal
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -7,7 +9,8 @@ from evaluator.variants import parse_variants
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Split
 from leaderboard.core.progress import CountProgressBar
-from leaderboard.evaluations import runner, selectors, services
+from leaderboard.evaluations import lifecycle, runner, selectors, services
+from leaderboard.evaluations.models import EvaluationRun
 from leaderboard.evaluations.display import public_summary
 
 
@@ -61,7 +64,11 @@ class Command(BaseCommand):
             )
         except services.RunConfigError as exc:
             raise CommandError(str(exc), returncode=2) from None
+        EvaluationRun.objects.filter(pk=run.pk).update(queue=lifecycle.LOCAL_QUEUE)
         services.run_claim(run=run)
+        # The lease is renewed while this process loads and predicts, as a GPU worker's is; a cancel from
+        # the admin interrupts the command.
+        beat = runner.Heartbeat(run, on_lost=lambda: os.kill(os.getpid(), signal.SIGINT))
         backend, loading = None, True
         try:
             backend = runner.load_backend(run, device=o["device"], batch_size=o["batch_size"])
@@ -74,6 +81,7 @@ class Command(BaseCommand):
             message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc) or type(exc).__name__
             raise CommandError(f"run {run.pk} failed: {message}", returncode=1) from None
         finally:
+            beat.stop()
             if backend is not None and hasattr(backend, "close"):  # vLLM's engine processes would otherwise keep the interpreter alive
                 backend.close()
         self._print(run, version, line=o["line"])
