@@ -1,4 +1,5 @@
 """`manage.py import_benchmark`: every layout, every bad input, idempotence and versioning."""
+import csv
 import os
 import subprocess
 import sys
@@ -277,3 +278,168 @@ def test_it_never_repeats_sealed_answers_in_error_messages(tmp_path, snapshot, r
     assert "'Q'" not in message and "letter F" not in message
     for row in rows:  # nor any question text
         assert row["question"] not in message
+
+
+# --- options are never renumbered, merged or dropped ---------------------------
+
+def edit_csv(path, edit, *, encoding="utf-8"):
+    """Rewrite a CSV file through ``edit(table) -> table`` (a list of rows, the header first)."""
+    with open(path, newline="", encoding="utf-8") as handle:
+        table = list(csv.reader(handle))
+    with open(path, "w", newline="", encoding=encoding) as handle:
+        csv.writer(handle).writerows(edit(table))
+    return path
+
+
+def drop_column(name):
+    return lambda table: [[cell for cell, head in zip(row, table[0]) if head != name] for row in table]
+
+
+def lettered(rows, letters="ABCD"):
+    """Rows with options as lettered keys (for JSONL / Parquet), only the given letters kept."""
+    return [{**{k: v for k, v in row.items() if k != "options"},
+             **{letter: text for letter, text in zip("ABCD", row["options"]) if letter in letters}} for row in rows]
+
+
+def test_it_refuses_a_hub_file_with_option_column_c_missing(tmp_path, snapshot, rows):
+    """The issue: columns question_id,Question,A,B,D were read as A,B,C, so the key's C pointed at D's text."""
+    folder = write_hub_folder(tmp_path / "hub", rows)
+    edit_csv(folder / "test" / "first_aid.csv", drop_column("C"))
+    key = write_answer_key(tmp_path / "key.csv", rows)
+    message = assert_refused(snapshot, ["--path", folder, "--split", "validation", "--answers", key],
+                             "first_aid.csv, row 1, column 'C': option columns A, B, D: column C is missing; "
+                             "options must be A, B, C, ... with no gaps", "never renumbered")
+    assert "1 problem)" in message  # once for the file, not once per row
+
+
+@pytest.mark.parametrize("writer,name,where", [
+    (write_csv, "q.csv", "q.csv, row 1, column 'A'"),
+    (write_jsonl, "q.jsonl", "q.jsonl, row 1, column 'A'"),
+    (write_parquet, "q.parquet", "q.parquet, column 'A'"),
+])
+def test_it_refuses_option_columns_that_do_not_start_at_a(tmp_path, snapshot, rows, writer, name, where):
+    for row in rows:
+        row["answer"] = "B"  # valid either way: only the layout check can catch B, C, D read as A, B, C
+    if writer is write_csv:
+        path = edit_csv(write_csv(tmp_path / name, rows), drop_column("A"))
+    else:
+        path = writer(tmp_path / name, lettered(rows, "BCD"))
+    message = assert_refused(snapshot, ["--path", path, "--split", "validation"], where,
+                             "option columns B, C, D: column A is missing")
+    if writer is write_jsonl:
+        assert "the same on 8 more lines" in message  # one report for the file, not one per line
+
+
+def test_it_refuses_a_jsonl_line_with_an_option_key_missing(tmp_path, snapshot, rows):
+    records = lettered(rows)
+    assert records[1]["answer"] == "B"  # an answer the shifted row would still accept
+    del records[1]["C"]  # line 2 has A, B, D: its D must not become C
+    path = write_jsonl(tmp_path / "q.jsonl", records)
+    assert_refused(snapshot, ["--path", path, "--split", "validation"],
+                   "q.jsonl, row 2, column 'C': option columns A, B, D: column C is missing")
+
+
+def test_it_refuses_an_option_column_past_j(tmp_path, snapshot):
+    path = tmp_path / "wide.csv"
+    path.write_text("question_id,topic,question,A,B,C,D,E,F,G,H,I,J,K,answer\n"
+                    "w1,First Aid,Eleven options?,a,b,c,d,e,f,g,h,i,j,k,A\n")
+    assert_refused(snapshot, ["--path", path, "--split", "validation"],
+                   "wide.csv, row 1, column 'K'", "column K is past J; at most 10 options (A-J)")
+
+
+def test_it_refuses_an_options_list_beside_option_columns(tmp_path, snapshot, rows):
+    records = lettered(rows)
+    records[2]["options"] = rows[2]["options"][::-1]  # which one holds the options? refuse, don't pick
+    path = write_jsonl(tmp_path / "q.jsonl", records)
+    assert_refused(snapshot, ["--path", path, "--split", "validation"],
+                   "q.jsonl, row 3, column 'options'", "both an 'options' list and option columns A, B, C, D")
+
+
+@pytest.mark.parametrize("copied,added,fragments", [
+    ("A", "A", ["column 'A' appears 2 times"]),
+    ("A", "a", ["column 'a'", "columns 'A', 'a' are the same column"]),
+    ("B", " B", ["column ' B'", "columns 'B', ' B' are the same column"]),
+    ("Question", "question", ["column 'question'", "columns 'Question', 'question' are the same column"]),
+])
+def test_it_refuses_duplicate_or_variant_headers(tmp_path, snapshot, rows, copied, added, fragments):
+    folder = write_hub_folder(tmp_path / "hub", rows, with_answers=True)
+
+    def add_column(table):
+        index = table[0].index(copied)
+        return [table[0] + [added]] + [row + [row[index] + " (other copy)"] for row in table[1:]]
+
+    edit_csv(folder / "test" / "pet_care.csv", add_column)
+    assert_refused(snapshot, ["--path", folder, "--split", "validation"], "pet_care.csv, row 1", *fragments,
+                   "the importer will not guess")
+
+
+def test_it_refuses_duplicate_or_variant_keys_in_jsonl_and_parquet(tmp_path, snapshot, rows):
+    path = write_jsonl(tmp_path / "q.jsonl", lettered(rows))
+    lines = path.read_text().splitlines()
+    lines[1] = lines[1].replace('"A": ', '"A": "first A", "A": ', 1)  # json.loads would keep the last silently
+    path.write_text("\n".join(lines) + "\n")
+    assert_refused(snapshot, ["--path", path, "--split", "validation"],
+                   "q.jsonl, row 2, column 'A': column 'A' appears 2 times")
+
+    records = lettered(rows)
+    for record in records:
+        record["a"] = "lower-case copy"
+    assert_refused(snapshot, ["--path", write_parquet(tmp_path / "q.parquet", records), "--split", "validation"],
+                   "q.parquet, column 'a': columns 'A', 'a' are the same column")
+
+
+def test_it_refuses_variant_headers_in_the_answer_key(tmp_path, snapshot, rows):
+    folder = write_hub_folder(tmp_path / "hub", rows)
+    key = edit_csv(write_answer_key(tmp_path / "key.csv", rows),
+                   lambda table: [table[0] + ["Answer"]] + [row + ["D"] for row in table[1:]])
+    assert_refused(snapshot, ["--path", folder, "--split", "validation", "--answers", key],
+                   "key.csv, row 1, column 'Answer': columns 'answer', 'Answer' are the same column")
+
+
+@pytest.mark.parametrize("target", ["hub file", "answer key", "jsonl"])
+def test_it_refuses_a_byte_order_mark(tmp_path, snapshot, rows, target):
+    folder = write_hub_folder(tmp_path / "hub", rows)
+    key = write_answer_key(tmp_path / "key.csv", rows)
+    args = ["--path", folder, "--split", "validation", "--answers", key]
+    if target == "hub file":
+        edit_csv(folder / "test" / "first_aid.csv", lambda table: table, encoding="utf-8-sig")
+        where = "first_aid.csv, row 1, column '\\ufeffquestion_id'"
+    elif target == "answer key":
+        edit_csv(key, lambda table: table, encoding="utf-8-sig")
+        where = "key.csv, row 1, column '\\ufeffquestion_id'"
+    else:
+        path = write_jsonl(tmp_path / "q.jsonl", rows)
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+        args, where = ["--path", path, "--split", "validation"], "q.jsonl, row 1"
+    assert_refused(snapshot, args, where, "starts with a UTF-8 byte-order mark (BOM)",
+                   "save the file as UTF-8 without BOM")
+
+
+def test_it_refuses_an_empty_option_between_filled_ones(tmp_path, snapshot, rows):
+    rows[1]["options"][2] = ""  # A, B filled, C empty, D filled: D must not become C
+    folder = write_hub_folder(tmp_path / "hub", rows)
+    key = write_answer_key(tmp_path / "key.csv", rows)
+    assert_refused(snapshot, ["--path", folder, "--split", "validation", "--answers", key],
+                   "first_aid.csv, row 3, column 'C': option C is empty")
+
+
+@pytest.mark.parametrize("source", ["answer column", "answer key"])
+def test_it_refuses_an_answer_letter_past_the_rows_options(tmp_path, snapshot, rows, source):
+    rows[4]["options"][3] = ""  # a three-option question (trailing empty cell): A-C
+    rows[4]["answer"] = "D"
+    if source == "answer column":
+        args, where = ["--path", write_csv(tmp_path / "q.csv", rows)], "q.csv, row 6, column 'answer'"
+    else:
+        key = write_answer_key(tmp_path / "key.csv", rows)
+        args, where = ["--path", write_hub_folder(tmp_path / "hub", rows), "--answers", key], \
+            "key.csv, row 6, column 'answer'"
+    assert_refused(snapshot, [*args, "--split", "validation"], where, "answer letter D",
+                   "not among its options A-C")
+
+
+def test_it_still_accepts_headers_with_spaces_around_them(tmp_path, rows):
+    folder = write_hub_folder(tmp_path / "hub", rows, with_answers=True)
+    for path in (folder / "test").glob("*.csv"):
+        edit_csv(path, lambda table: [[f" {head} " for head in table[0]]] + table[1:])
+    run_import("--path", folder, "--split", "validation")
+    assert stored()[rows[1]["question_id"]].options == rows[1]["options"]

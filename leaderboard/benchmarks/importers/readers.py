@@ -5,6 +5,10 @@ Layouts:
   the topic taken from the file name;
 - a single ``.csv`` / ``.jsonl`` / ``.parquet`` file with a ``topic`` column;
 - an answer key CSV ``question_id,answer``.
+
+Readers also refuse column layouts that would make a question's options (or any column) ambiguous:
+duplicate or case/space-variant column names, a byte-order mark, and option columns that do not run
+A, B, C, ... without gaps. Options are never renumbered: answer letters refer to the columns as named.
 """
 import csv
 import io
@@ -12,11 +16,13 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..models import OPTION_LETTERS
+from ..models import MAX_OPTIONS, OPTION_LETTERS
 from .errors import ProblemCollector
 
 TABLE_SUFFIXES = (".csv", ".jsonl", ".parquet")
 TOPIC_COLUMNS = ("topic", "field", "subject")
+BOM = "\ufeff"
+BOM_HINT = "save the file as UTF-8 without BOM (byte-order mark) and import it again"
 
 
 @dataclass
@@ -39,24 +45,96 @@ def _check_size(path: Path, limit: int, problems: ProblemCollector) -> bool:
 
 def _decode(path: Path, data: bytes, problems: ProblemCollector) -> str | None:
     try:
-        return data.decode("utf-8-sig")
+        text = data.decode("utf-8")  # not utf-8-sig: a byte-order mark is refused below, never dropped silently
     except UnicodeDecodeError as exc:
         row = data[: exc.start].count(b"\n") + 1
         problems.add(path, f"undecodable bytes at byte offset {exc.start} (not UTF-8)", row=row,
                      hint="re-save the file as UTF-8")
         return None
+    if text.startswith(BOM):
+        if path.suffix.lower() == ".csv":  # name the header it would corrupt, e.g. '\ufeffquestion_id'
+            first_column = next(csv.reader(io.StringIO(text[:1000].split("\n", 1)[0])), [""])[0]
+            message = "the file starts with a UTF-8 byte-order mark (BOM), which would become part of the first " \
+                      "column's name"
+        else:
+            first_column, message = None, "the file starts with a UTF-8 byte-order mark (BOM)"
+        problems.add(path, message, row=1, column=first_column, hint=BOM_HINT)
+        return None
+    return text
 
 
 def _normalise_header(name) -> str:
     return str(name).strip().lower()
 
 
-def _csv_records(path: Path, text: str, problems: ProblemCollector, topic_label=None):
+def option_layout_problem(columns) -> tuple[str, str, str] | None:
+    """(column, message, hint) when normalised column names would shift, drop or mix options; else None.
+
+    Lettered option columns must run A, B, C, ... with no gaps: the answer key names options by the
+    letters of the columns, so a file with columns A, B, D is refused, never read as A, B, C.
+    """
+    columns = set(columns)
+    letters = sorted(c for c in columns if len(c) == 1 and c.isascii() and c.isalpha())
+    in_range = [c for c in letters if c in OPTION_LETTERS.lower()]
+    if not in_range:
+        return None
+    shown = ", ".join(c.upper() for c in letters)
+    if "options" in columns:
+        return ("options", f"both an 'options' list and option columns {shown}",
+                "give the options one way only: as columns A, B, C, ... or as an 'options' list")
+    beyond = [c.upper() for c in letters if c not in in_range]
+    if beyond:
+        return (beyond[0], f"option columns {shown}: column {beyond[0]} is past J; at most {MAX_OPTIONS} options "
+                f"(A-J) are supported", f"remove or rename column {beyond[0]}; it would not be imported")
+    for expected, letter in zip(OPTION_LETTERS, in_range):
+        if letter.upper() != expected:
+            return (expected, f"option columns {shown}: column {expected} is missing; options must be A, B, C, ... "
+                    "with no gaps",
+                    f"restore column {expected}: answer letters refer to the columns as named, so options are "
+                    "never renumbered")
+    return None
+
+
+def column_problems(names, *, check_options=True) -> list[tuple[str, str, str]]:
+    """(column, message, hint) for column names as written in a file (a header, a JSON object's keys).
+
+    Names are matched ignoring case and surrounding spaces, so two names that differ only in those (or
+    that repeat) are refused rather than one silently winning.
+    """
+    found, spellings = [], {}
+    for name in names:
+        text = str(name)
+        if BOM in text:
+            found.append((text, f"column name {text!r} contains a byte-order mark (U+FEFF)",
+                          f"{BOM_HINT}; in a JSONL or Parquet file rename the column without it"))
+        if text.strip():
+            spellings.setdefault(_normalise_header(text), []).append(text)
+    for variants in spellings.values():
+        if len(variants) > 1:
+            if len(set(variants)) == 1:
+                message = f"column {variants[0]!r} appears {len(variants)} times"
+            else:
+                message = (f"columns {', '.join(map(repr, variants))} are the same column (names ignore case "
+                           "and surrounding spaces)")
+            found.append((variants[1], message, "keep one of them: the importer will not guess which holds the data"))
+    if check_options and not found:
+        problem = option_layout_problem(spellings)
+        if problem:
+            found.append(problem)
+    return found
+
+
+def _csv_records(path: Path, text: str, problems: ProblemCollector, topic_label=None, check_options=True):
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
     except StopIteration:
         problems.add(path, "the file is empty", hint="add a header row and at least one question")
+        return []
+    bad_columns = column_problems(header, check_options=check_options)
+    for column, message, hint in bad_columns:
+        problems.add(path, message, row=reader.line_num, column=column, hint=hint)
+    if bad_columns:
         return []
     header = [_normalise_header(h) for h in header]
     records, problems_before = [], len(problems.problems)
@@ -73,27 +151,49 @@ def _csv_records(path: Path, text: str, problems: ProblemCollector, topic_label=
     return records
 
 
-def _jsonl_records(path: Path, text: str, problems: ProblemCollector):
+def _jsonl_records(path: Path, text: str, problems: ProblemCollector, check_options=True):
     records = []
+    keys = []  # the keys of the last JSON object closed, duplicates kept: the line's own object closes last
+
+    def keep_keys(pairs):
+        keys[:] = [k for k, _ in pairs]
+        return dict(pairs)
+
+    bad_columns = {}  # (column, message, hint) -> [first line, lines]: one report per problem per file
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
+        if line.startswith(BOM):
+            problems.add(path, "the line starts with a UTF-8 byte-order mark (BOM)", row=number, hint=BOM_HINT)
+            continue
         try:
-            obj = json.loads(line)
+            obj = json.loads(line, object_pairs_hook=keep_keys)
         except json.JSONDecodeError as exc:
             problems.add(path, f"invalid JSON ({exc.msg})", row=number, hint="one JSON object per line")
             continue
         if not isinstance(obj, dict):
             problems.add(path, "line is not a JSON object", row=number, hint="one JSON object per line")
             continue
-        records.append(RawRecord(str(path), number, {_normalise_header(k): v for k, v in obj.items()}))
+        found = column_problems(keys, check_options=check_options)
+        for problem in found:
+            bad_columns.setdefault(problem, [number, 0])[1] += 1
+        if not found:
+            records.append(RawRecord(str(path), number, {_normalise_header(k): v for k, v in obj.items()}))
+    for (column, message, hint), (first, count) in bad_columns.items():
+        more = f" (the same on {count - 1} more line{'s' * (count != 2)})" if count > 1 else ""
+        problems.add(path, message + more, row=first, column=column, hint=hint)
     return records
 
 
-def _parquet_records(path: Path, problems: ProblemCollector):
+def _parquet_records(path: Path, problems: ProblemCollector, check_options=True):
     import pyarrow.parquet as pq  # only needed for Parquet input
 
     try:
+        bad_columns = column_problems(pq.read_schema(path).names, check_options=check_options)
+        for column, message, hint in bad_columns:
+            problems.add(path, message, column=column, hint=hint)
+        if bad_columns:
+            return []
         rows = pq.read_table(path).to_pylist()
     except Exception as exc:  # pyarrow raises several unrelated types for a bad file
         problems.add(path, f"not a readable Parquet file ({exc.__class__.__name__})",
@@ -103,7 +203,9 @@ def _parquet_records(path: Path, problems: ProblemCollector):
             for n, row in enumerate(rows, start=1)]
 
 
-def read_table_file(path: Path, *, max_bytes: int, problems: ProblemCollector, topic_label=None):
+def read_table_file(path: Path, *, max_bytes: int, problems: ProblemCollector, topic_label=None,
+                    check_options=True):
+    """Records of one file; ``check_options=False`` for files without options (an answer key)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
@@ -113,13 +215,13 @@ def read_table_file(path: Path, *, max_bytes: int, problems: ProblemCollector, t
     if not _check_size(path, max_bytes, problems):
         return []
     if suffix == ".parquet":
-        return _parquet_records(path, problems)
+        return _parquet_records(path, problems, check_options)
     text = _decode(path, path.read_bytes(), problems)
     if text is None:
         return []
     if suffix == ".jsonl":
-        return _jsonl_records(path, text, problems)
-    return _csv_records(path, text, problems, topic_label)
+        return _jsonl_records(path, text, problems, check_options)
+    return _csv_records(path, text, problems, topic_label, check_options)
 
 
 def hub_folder_files(folder: Path, split: str, problems: ProblemCollector) -> list[Path]:
@@ -155,7 +257,7 @@ def read_answer_key(path: Path, *, max_bytes: int, problems: ProblemCollector) -
     if path.suffix.lower() != ".csv":
         problems.add(path, "the answer key must be a .csv file with columns question_id,answer")
         return {}
-    records = read_table_file(path, max_bytes=max_bytes, problems=problems)
+    records = read_table_file(path, max_bytes=max_bytes, problems=problems, check_options=False)
     key = {}
     for record in records:
         missing = [c for c in ("question_id", "answer") if c not in record.values]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ..models import MAX_OPTIONS, MIN_OPTIONS, OPTION_LETTERS
 from .errors import ProblemCollector
-from .readers import TOPIC_COLUMNS, RawRecord, option_columns
+from .readers import TOPIC_COLUMNS, RawRecord, option_columns, option_layout_problem
 
 MAX_UID_LENGTH = 100
 
@@ -71,6 +71,11 @@ def _cell(value) -> str:
 
 def _options(record: RawRecord, problems: ProblemCollector):
     values = record.values
+    layout = option_layout_problem(values)  # the readers refuse these per file; never renumber regardless
+    if layout:
+        column, message, hint = layout
+        problems.add(record.file, message, row=record.row, column=column, hint=hint)
+        return None
     if "options" in values and not option_columns(values):
         raw = values["options"]
         if isinstance(raw, str):
