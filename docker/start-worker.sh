@@ -12,8 +12,23 @@ case "$kind" in
     # pool's task processes are daemonic and may not start children (vLLM's engine does), so each run is
     # predicted in a process of its own (leaderboard/evaluations/runner.py), which also returns the GPU
     # memory when it exits; a fresh pool child per task keeps the task side small too.
-    exec celery -A leaderboard worker -Q "${GPU_WORKER_QUEUES:-gpu}" -c 1 --prefetch-multiplier 1 \
-      --max-tasks-per-child 1 --loglevel "$loglevel" -n "gpu@%h"
+    # A redeploy (docker stop: SIGTERM, then stop_grace_period) drains: the drain file asks each prediction
+    # process to stop at its next chunk boundary; its run goes back to the queue without spending an
+    # attempt, Celery's warm shutdown then ends, and the next worker resumes from the stored chunks.
+    drain_file="${RUN_DRAIN_FILE:-${LEADERBOARD_VAR_DIR:-var}/gpu-worker.drain}"
+    rm -f "$drain_file"
+    celery -A leaderboard worker -Q "${GPU_WORKER_QUEUES:-gpu}" -c 1 --prefetch-multiplier 1 \
+      --max-tasks-per-child 1 --loglevel "$loglevel" -n "gpu@%h" &
+    worker=$!
+    trap 'touch "$drain_file"; kill -TERM "$worker" 2>/dev/null || true' TERM INT
+    status=0
+    wait "$worker" || status=$?
+    if [ "$status" -gt 128 ] && kill -0 "$worker" 2>/dev/null; then  # the trap ran: wait for the drain
+      status=0
+      wait "$worker" || status=$?
+    fi
+    rm -f "$drain_file"
+    exit "$status"
     ;;
   default)
     exec celery -A leaderboard worker -Q default -c "${WORKER_CONCURRENCY:-2}" --loglevel "$loglevel" \

@@ -40,6 +40,10 @@ class RunCancelled(Exception):
     pass
 
 
+class Drained(Exception):
+    """The worker is shutting down (a redeploy): the prediction stopped at a chunk boundary, to resume elsewhere."""
+
+
 class Stopped(BaseException):
     """The prediction process was told to stop (SIGTERM): a time limit, a cancel, a shutdown."""
 

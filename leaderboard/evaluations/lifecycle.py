@@ -4,10 +4,12 @@ a lease, retry up to RUN_MAX_ATTEMPTS, sweep expired leases, reconcile lost mess
 Every function takes ids or rows and re-reads state from the database: the
 broker may lose, repeat or delay messages, and none of that may change a result.
 """
+import contextlib
+import zlib
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import BooleanField, DateTimeField, ExpressionWrapper, F, Q
 from django.db.models.functions import Coalesce, Now
 
@@ -100,6 +102,17 @@ def run_heartbeat(*, run: EvaluationRun):
         raise RunCancelled(f"run {run.pk} attempt {run.attempts} no longer holds the run")
 
 
+def run_release(*, run_id: int, attempt: int) -> str:
+    """Back to the queue without spending the attempt (the worker is shutting down, not the model failing)."""
+    released = EvaluationRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, attempts=attempt).update(
+        status=RunStatus.QUEUED, attempts=F("attempts") - 1, lease_expires_at=None)
+    if not released:
+        return run_for_worker(run_id).status
+    with transaction.atomic():
+        run_enqueue(run=EvaluationRun(pk=run_id))
+    return RunStatus.QUEUED
+
+
 def run_attempt_failed(*, run_id: int, attempt: int, code: str, excerpt: str = "", detail: str = "") -> str:
     """Retry while attempts remain and the failure may pass; else FAILED with a reason. Returns the status.
 
@@ -152,6 +165,18 @@ def _notify(run_id):
     from .tasks import notify_run
 
     notify_run.apply_async(args=[run_id], queue="default")
+
+
+@contextlib.contextmanager
+def exclusive(name: str):
+    """True for the one holder of a PostgreSQL advisory lock, for the length of a transaction: a second beat
+    (two schedulers by mistake, or during a redeploy) finds the sweeper or reconciler busy and skips."""
+    if connection.vendor != "postgresql":  # the embedded SQLite default runs one worker with one beat
+        yield True
+        return
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [zlib.crc32(name.encode())])
+        yield bool(cursor.fetchone()[0])
 
 
 def sweep() -> dict:

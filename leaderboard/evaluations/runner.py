@@ -36,6 +36,7 @@ from .models import EvaluationRun, RunStatus
 
 log = logging.getLogger(__name__)
 
+DRAINED = "DRAINED"  # an outcome, not a failure: the run goes back to the queue as it was
 STDERR_TAIL_LINES = 400  # the child's last lines: where vLLM's engine process prints its root cause
 KILL_GRACE_SECONDS = 10
 
@@ -78,6 +79,10 @@ def record(*, run_id: int, attempt: int, outcome: Outcome) -> dict:
         with transaction.atomic():
             transaction.on_commit(lambda: lifecycle.send_score(run_id))
         return {"run": run_id, "claimed": True, "status": RunStatus.SCORING}
+    if outcome.code == DRAINED:
+        status = lifecycle.run_release(run_id=run_id, attempt=attempt)
+        log.info("run %s: released at a chunk boundary (worker shutting down) -> %s", run_id, status)
+        return {"run": run_id, "claimed": True, "status": status}
     status = lifecycle.run_attempt_failed(run_id=run_id, attempt=attempt, code=outcome.code,
                                           excerpt=outcome.excerpt, detail=outcome.detail)
     log.warning("run %s: attempt failed (%s) -> %s", run_id, outcome.code, status)
@@ -219,13 +224,22 @@ def predict_claimed(*, run_id: int, attempt: int) -> Outcome:
         backend = load_backend(run, device=device)
         loading = False
         lifecycle.run_heartbeat(run=run)
-        services.run_predict(run=run, backend=backend, on_progress_chunk=lambda: lifecycle.run_heartbeat(run=run))
+        services.run_predict(run=run, backend=backend, on_progress_chunk=lambda: _after_chunk(run))
         return Outcome(ok=True)
+    except failures.Drained:
+        return Outcome(ok=False, code=DRAINED)
     except BaseException as exc:  # noqa: BLE001 - every failure becomes a retry or a recorded reason
         return failed(run, exc, during_load=loading)
     finally:
         if backend is not None and hasattr(backend, "close"):
             backend.close()
+
+
+def _after_chunk(run: EvaluationRun):
+    """Between chunks: renew the lease, and stop here if the worker is draining (the chunk is stored)."""
+    lifecycle.run_heartbeat(run=run)
+    if os.path.exists(settings.RUN_DRAIN_FILE):
+        raise failures.Drained(f"run {run.pk}: the worker is shutting down")
 
 
 def failed(run: EvaluationRun, exc: BaseException, *, during_load: bool) -> Outcome:

@@ -34,9 +34,11 @@ def notify_run(run_id: int) -> None:
 
 @shared_task(name="evaluations.sweep", ignore_result=True)
 def sweep() -> dict:
-    return lifecycle.sweep()
+    with lifecycle.exclusive("evaluations.sweep") as mine:
+        return lifecycle.sweep() if mine else {"skipped": "another sweeper holds the lock"}
 
 
 @shared_task(name="evaluations.reconcile", ignore_result=True)
-def reconcile() -> int:
-    return lifecycle.reconcile()
+def reconcile() -> int | dict:
+    with lifecycle.exclusive("evaluations.reconcile") as mine:
+        return lifecycle.reconcile() if mine else {"skipped": "another reconciler holds the lock"}

@@ -199,6 +199,9 @@ RUN_TENSOR_PARALLEL_SIZE = env_int("RUN_TENSOR_PARALLEL_SIZE", 1, minimum=1)
 RUN_VLLM_MEMORY_SHARE = env_float("RUN_VLLM_MEMORY_SHARE", 0.0, minimum=0.0, maximum=1.0)
 # CPU workers sharing a machine: torch's default of one thread per core stalls badly under contention.
 RUN_TORCH_THREADS = env_int("RUN_TORCH_THREADS", 0, minimum=0)  # 0 = torch's default
+# GPU worker: while this file exists (docker/start-worker.sh makes it on SIGTERM), predictions stop at the
+# next chunk boundary and their runs go back to the queue without spending an attempt.
+RUN_DRAIN_FILE = env_str("RUN_DRAIN_FILE", str(VAR_DIR / "gpu-worker.drain"))
 EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "leaderboard@localhost")
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
@@ -235,8 +238,9 @@ CELERY_IMPORTS = ["evaluator.tasks"]  # not a Django app, so autodiscovery would
 GPU_QUEUE_CLASSES = parse_gpu_queues(env_str("GPU_QUEUES", ""))
 CELERY_TASK_ROUTES = ("leaderboard.core.routing.route_task", {"evaluator.*": {"queue": "gpu"}})
 CELERY_BEAT_SCHEDULE = {
-    "sweep-runs": {"task": "evaluations.sweep", "schedule": 60.0},
-    "reconcile-runs": {"task": "evaluations.reconcile", "schedule": 120.0},
+    "sweep-runs": {"task": "evaluations.sweep", "schedule": float(env_int("SWEEP_EVERY_SECONDS", 60, minimum=1))},
+    "reconcile-runs": {"task": "evaluations.reconcile",
+                       "schedule": float(env_int("RECONCILE_EVERY_SECONDS", 120, minimum=1))},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Results of the run tasks (ids and states only, DESIGN §6) are kept a day for operators. Embedded

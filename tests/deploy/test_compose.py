@@ -167,3 +167,9 @@ def test_it_builds_from_files_in_the_repo(stacks):
             assert dockerfile.is_file(), name
             target = service["build"].get("target")
             assert target is None or f" AS {target}\n" in dockerfile.read_text(), name
+
+
+def test_it_gives_the_gpu_worker_time_to_drain_on_a_redeploy(stacks):
+    """docker stop's default 10 s would kill a run mid-chunk and spend one of its attempts."""
+    grace = stacks["gpu"]["services"]["gpu-worker"]["stop_grace_period"]
+    assert grace.endswith("m") and int(grace[:-1]) >= 5

@@ -140,3 +140,23 @@ def test_a_local_run_is_never_sent_to_a_gpu_queue(run, broker, django_capture_on
         assert lifecycle.sweep()["failed"] == 1
     assert EvaluationRun.objects.get(pk=run.pk).failure_code == FailureCode.WORKER_LOST
     assert broker.llen("gpu") == 0 and broker.llen(lifecycle.LOCAL_QUEUE) == 0
+
+
+def test_a_second_beat_finds_the_sweeper_busy(db):
+    """Two schedulers (a redeploy's overlap, a scaled service): one sweep or reconcile at a time."""
+    import zlib
+
+    import psycopg
+    from django.db import connection
+
+    s = connection.settings_dict
+    other = psycopg.connect(host=s["HOST"] or "127.0.0.1", port=s["PORT"] or 5432, user=s["USER"],
+                            password=s["PASSWORD"] or None, dbname=s["NAME"], autocommit=False)
+    try:
+        other.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(b"evaluations.sweep")])
+        assert "skipped" in tasks.sweep()
+        assert tasks.reconcile() == 0  # another lock: the reconciler is not blocked by the sweeper
+    finally:
+        other.rollback()
+        other.close()
+    assert "skipped" not in tasks.sweep()

@@ -7,13 +7,10 @@ runs meanwhile, as beat would), and the trusted worker scoring. Submissions go t
 """
 import os
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
 from django.contrib.auth.models import User
-from django.core.management import call_command
-from django.db import connection
 from django.urls import reverse
 
 from leaderboard.benchmarks.models import BenchmarkVersion
@@ -27,20 +24,6 @@ from tests.support.worker import REPO, WorkerProcess
 pytestmark = [pytest.mark.vllm, pytest.mark.slow, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 FAST = dict(RUN_CHUNK_SIZE=240, RUN_LEASE_SECONDS=4, RUN_RETRY_DELAY_SECONDS=0, RUN_TORCH_THREADS=1)
 LICENSE = b"---\nlicense: apache-2.0\n---\n# tiny\n"
-
-
-@pytest.fixture
-def gpu_login_role(db):
-    """A login role granted exactly what production's GPU worker role gets (manage.py grant_worker_role)."""
-    name, password = f"gpu_e2e_{uuid.uuid4().hex[:8]}", uuid.uuid4().hex
-    with connection.cursor() as cursor:
-        cursor.execute(f"CREATE ROLE \"{name}\" LOGIN PASSWORD '{password}'")
-    call_command("grant_worker_role", name)
-    s = connection.settings_dict
-    yield f"postgresql://{name}:{password}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
-    with connection.cursor() as cursor:
-        cursor.execute(f'DROP OWNED BY "{name}"')
-        cursor.execute(f'DROP ROLE "{name}"')
 
 
 def deployed_gpu_worker(role_url, **overrides):
