@@ -36,7 +36,8 @@ UPDATE_MODELS = ("mrscore.MRScoreJob",)
 # the predicting side measures. Not summary/hidden/flagged/model/split: those the trusted side owns.
 UPDATE_COLUMNS = {
     "evaluations.EvaluationRun": (
-        "status", "attempts", "lease_expires_at", "started_at", "finished_at", "enqueued_at", "published_at",
+        "status", "attempts", "infra_retries", "lease_expires_at", "started_at", "finished_at", "enqueued_at",
+        "published_at",
         "progress_done", "failure_code", "failure_reason", "log_excerpt",
         "efficiency", "hardware", "probe_rows",
     ),

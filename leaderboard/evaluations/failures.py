@@ -1,4 +1,5 @@
 """Why a run failed, in a code an author can act on, and a short log excerpt that leaks nothing sealed."""
+import errno
 import traceback
 
 from .models import FailureCode
@@ -17,13 +18,16 @@ HINTS = {
     FailureCode.WORKER_LOST: "The worker stopped responding (it was restarted or killed) too many times.",
     FailureCode.TIMEOUT: "The run exceeded its time limit.",
     FailureCode.CANCELLED: "The run was cancelled.",
+    FailureCode.INFRASTRUCTURE_ERROR: "The worker's infrastructure (the hub, the database, the disk or the network) "
+                                      "failed repeatedly; nothing points at the model. An admin can re-run it.",
     FailureCode.SCORING_ERROR: "Scoring on the trusted worker failed repeatedly; an admin can re-score it once the "
                                "cause (often the sealed answer key) is fixed.",
     FailureCode.PLAN_MISMATCH: "The run's stored chunks or questions no longer match the plan it was created with; "
                                "an admin can re-run it.",
 }
 RETRYABLE = frozenset(FailureCode) - {FailureCode.CANCELLED, FailureCode.MODEL_NOT_FOUND, FailureCode.GATED,
-                                      FailureCode.UNSUPPORTED_ARCHITECTURE, FailureCode.PLAN_MISMATCH}
+                                      FailureCode.UNSUPPORTED_ARCHITECTURE, FailureCode.PLAN_MISMATCH,
+                                      FailureCode.INFRASTRUCTURE_ERROR}  # retried on its own budget
 
 
 # What the engines say, lower-cased. vLLM's engine runs in child processes: its words reach us in the
@@ -68,6 +72,8 @@ def classify(exc: BaseException, *, during_load: bool) -> str:
         return FailureCode.GATED
     if name == "PlanMismatch":
         return FailureCode.PLAN_MISMATCH
+    if is_infrastructure(exc):
+        return FailureCode.INFRASTRUCTURE_ERROR
     if name == "OutOfMemoryError":
         return FailureCode.OUT_OF_MEMORY
     if name == "SoftTimeLimitExceeded":
@@ -78,6 +84,27 @@ def classify(exc: BaseException, *, during_load: bool) -> str:
         return refine(FailureCode.OUT_OF_MEMORY, exc.stderr_tail, during_load=during_load)
     generic = FailureCode.MODEL_LOAD_ERROR if during_load else FailureCode.EVALUATION_ERROR
     return refine(generic, text + "\n" + getattr(exc, "stderr_tail", ""), during_load=during_load)
+
+
+# Errors of the worker's surroundings, not of the model: they pass, and must not spend the model's attempts.
+_INFRA_NAMES = {"OperationalError", "InterfaceError",  # the database went away (a restart, a failover)
+                "ConnectError", "ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout", "RemoteProtocolError",
+                "ConnectionError", "Timeout", "ChunkedEncodingError", "LocalEntryNotFoundError"}
+
+
+def is_infrastructure(exc: BaseException) -> bool:
+    """A database, network or disk failure, or the hub answering 429/5xx (anywhere in the exception's chain)."""
+    seen = 0
+    while exc is not None and seen < 8:
+        if type(exc).__name__ in _INFRA_NAMES or isinstance(exc, (ConnectionError, TimeoutError)):
+            return True
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return True
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        if isinstance(status, int) and (status == 429 or status >= 500):
+            return True
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return False
 
 
 def refine(code: str, text: str, *, during_load: bool) -> str:

@@ -123,6 +123,17 @@ def run_attempt_failed(*, run_id: int, attempt: int, code: str, excerpt: str = "
         return run.status
     if run.status != RunStatus.RUNNING or run.attempts != attempt:
         return run.status  # superseded: a later attempt owns the run; this one touches nothing
+    if code == FailureCode.INFRASTRUCTURE_ERROR and run.infra_retries < settings.RUN_MAX_INFRA_RETRIES:
+        # Not the model's fault: the attempt is given back, and retries back off on a budget of their own.
+        requeued = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=attempt).update(
+            status=RunStatus.QUEUED, attempts=F("attempts") - 1, infra_retries=F("infra_retries") + 1,
+            lease_expires_at=None, failure_code=code, log_excerpt=pg_text(excerpt),
+            failure_reason=f"infrastructure error ({pg_text(detail)[:200]}); retrying")
+        if requeued:
+            delay = min(3600, max(1, settings.RUN_RETRY_DELAY_SECONDS) * 2 ** run.infra_retries)
+            with transaction.atomic():
+                run_enqueue(run=run, countdown=delay)
+            return RunStatus.QUEUED
     if code in RETRYABLE and run.attempts < settings.RUN_MAX_ATTEMPTS:
         requeued = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=attempt).update(
             status=RunStatus.QUEUED, lease_expires_at=None, failure_code=code, log_excerpt=excerpt,

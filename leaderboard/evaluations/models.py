@@ -33,6 +33,7 @@ class FailureCode(models.TextChoices):
     CANCELLED = "CANCELLED"
     SCORING_ERROR = "SCORING_ERROR"
     PLAN_MISMATCH = "PLAN_MISMATCH"
+    INFRASTRUCTURE_ERROR = "INFRASTRUCTURE_ERROR"
 
 
 class EvaluationRun(models.Model):
@@ -69,6 +70,8 @@ class EvaluationRun(models.Model):
                                         help_text="the engine's plan (questions, variants, seed, template, chunk "
                                                   "size), fixed at creation; chunks of another plan are refused")
     scoring_attempts = models.PositiveSmallIntegerField(default=0)
+    infra_retries = models.PositiveSmallIntegerField(
+        default=0, help_text="retries after infrastructure errors (hub, database, disk): not the model's attempts")
     published_at = models.DateTimeField(null=True, blank=True,
                                         help_text="last time a predict message was published (enqueued_at is "
                                                   "when the run joined the queue)")

@@ -254,6 +254,10 @@ def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = No
 
     location = selectors.model_location(model_ref=run.model_ref)
     revision = run.model_revision or None
+    if settings.RUN_MODEL_CACHE_GB and location == run.model_ref:  # a hub id: its files go to the cache
+        from . import model_cache
+
+        model_cache.prune(max_bytes=settings.RUN_MODEL_CACHE_GB * 10**9, keep=run.model_ref)
     kwargs = {"revision": revision, "device": device, "batch_size": batch_size or settings.RUN_BATCH_SIZE,
               "seed": run.seed}
     if run.backend == "vllm":

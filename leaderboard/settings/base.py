@@ -181,6 +181,12 @@ SUBMISSION_VALIDATION_VARIANTS = env_list("SUBMISSION_VALIDATION_VARIANTS", ["al
 SUBMISSION_DEFAULT_BENCHMARKS = env_list("SUBMISSION_DEFAULT_BENCHMARKS", ["mobile-mmlu"])
 RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 600, minimum=1)  # renewed after each chunk
 RUN_MAX_ATTEMPTS = env_int("RUN_MAX_ATTEMPTS", 3, minimum=1)
+# Infrastructure errors (hub 429/5xx and timeouts, database restarts, a full disk) retry with backoff on a
+# budget of their own, without spending the model's attempts.
+RUN_MAX_INFRA_RETRIES = env_int("RUN_MAX_INFRA_RETRIES", 6, minimum=0)
+# GPU worker: the Hugging Face cache is pruned to this size before each model load, least recently used
+# first (the model being loaded is kept); 0 = never pruned.
+RUN_MODEL_CACHE_GB = env_int("RUN_MODEL_CACHE_GB", 0, minimum=0)
 RUN_RETRY_DELAY_SECONDS = env_int("RUN_RETRY_DELAY_SECONDS", 30, minimum=0)
 RECONCILE_AFTER_SECONDS = env_int("RECONCILE_AFTER_SECONDS", 300, minimum=1)
 # Prompts per stored chunk; 0 = the backend's own (256 for transformers; 2,048 for vLLM, whose scheduler

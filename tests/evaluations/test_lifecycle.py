@@ -160,3 +160,56 @@ def test_a_second_beat_finds_the_sweeper_busy(db):
         other.rollback()
         other.close()
     assert "skipped" not in tasks.sweep()
+
+
+class HubHTTPError(Exception):
+    """Shaped like huggingface_hub's HfHubHTTPError: the response carries the status."""
+
+    def __init__(self, status):
+        super().__init__(f"{status} Server Error")
+        self.response = type("Response", (), {"status_code": status})()
+
+
+@pytest.mark.parametrize("error", [HubHTTPError(503), HubHTTPError(429), OSError(28, "No space left on device"),
+                                   ConnectionResetError("database connection lost")])
+def test_infrastructure_errors_do_not_spend_the_models_attempts(run, settings, broker, error,
+                                                                 django_capture_on_commit_callbacks):
+    from leaderboard.evaluations.failures import HINTS, classify
+
+    code = classify(error, during_load=True)
+    assert code == FailureCode.INFRASTRUCTURE_ERROR
+    settings.RUN_MAX_INFRA_RETRIES = 2
+    for _ in range(2):
+        claimed = lifecycle.run_claim_for_worker(run_id=run.pk)
+        with django_capture_on_commit_callbacks(execute=True):
+            assert lifecycle.run_attempt_failed(run_id=run.pk, attempt=claimed.attempts, code=code) == RunStatus.QUEUED
+        assert EvaluationRun.objects.get(pk=run.pk).attempts == 0  # given back
+    claimed = lifecycle.run_claim_for_worker(run_id=run.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert lifecycle.run_attempt_failed(run_id=run.pk, attempt=claimed.attempts, code=code) == RunStatus.FAILED
+    after = EvaluationRun.objects.get(pk=run.pk)
+    assert after.failure_code == FailureCode.INFRASTRUCTURE_ERROR and after.infra_retries == 2
+    assert HINTS[FailureCode.MODEL_LOAD_ERROR] not in after.failure_reason  # the weights are not blamed
+
+
+def test_a_broken_checkpoint_still_spends_attempts(run):
+    from leaderboard.evaluations.failures import classify
+
+    assert classify(ValueError("header too large: not a safetensors file"), during_load=True) == \
+        FailureCode.MODEL_LOAD_ERROR
+
+
+def test_the_model_cache_is_pruned_least_recently_used_first(fake_hub, tiny_model_dir, settings):
+    from huggingface_hub import scan_cache_dir, snapshot_download
+
+    from leaderboard.evaluations import model_cache
+    from tests.support.fake_hub import files_from_folder
+
+    for name in ("org/old", "org/newer", "org/current"):
+        fake_hub.add_repo(name, repo_type="model", files=files_from_folder(tiny_model_dir))
+        snapshot_download(name)
+    each = {r.repo_id: r.size_on_disk for r in scan_cache_dir().repos}
+    deleted = model_cache.prune(max_bytes=each["org/current"] + each["org/newer"], keep="org/current")
+    assert deleted == ["org/old"]
+    assert {r.repo_id for r in scan_cache_dir().repos} == {"org/newer", "org/current"}
+    assert model_cache.prune(max_bytes=0, keep="org/current") == ["org/newer"]  # the loading model stays
