@@ -24,7 +24,7 @@ def test_it_works(tmp_path, broker):
     if broker == "redis":
         import redis
 
-        env.update(DJANGO_SETTINGS_MODULE="leaderboard.settings.test", CELERY_BROKER_URL="redis://127.0.0.1:6379/14")
+        env.update(DJANGO_SETTINGS_MODULE="leaderboard.settings.test", CELERY_BROKER_URL="redis://127.0.0.1:6379/5")  # not the tests' cache (14)
         redis.Redis.from_url(env["CELERY_BROKER_URL"]).flushdb()
     else:  # embedded defaults: nothing configured, nothing running but the worker
         env.update(DJANGO_SETTINGS_MODULE="leaderboard.settings.local", CELERY_BROKER_URL="", DATABASE_URL="")

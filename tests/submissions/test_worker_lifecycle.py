@@ -137,7 +137,7 @@ def test_no_run_is_lost_when_redis_is_flushed(author, hub_model, redis_broker, f
     import redis
 
     first = submit(author, benchmarks=["mobile-mmlu"])
-    redis.Redis.from_url(redis_broker).flushall()  # every queued message is gone
+    redis.Redis.from_url(redis_broker).flushdb()  # every queued message is gone (this database only)
     settings.RECONCILE_AFTER_SECONDS = 1
     wait_until(lambda: lifecycle.reconcile(), timeout=10, message="the reconciler to find the queued runs")
     with start_worker(**fast_runs) as worker:
