@@ -139,6 +139,15 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 
+# Submission POSTs (models and uploaded predictions, together) per user: "N/second|minute|hour|day". Refused
+# requests count too: each one may ask the hub (HTTP 429 code THROTTLED, with Retry-After).
+SUBMISSION_THROTTLE_RATE = env_str("SUBMISSION_THROTTLE_RATE", "10/hour")
+_number, _, _period = SUBMISSION_THROTTLE_RATE.partition("/")
+if not (_number.isdigit() and int(_number) > 0 and _period in ("s", "sec", "second", "m", "min", "minute", "h",
+                                                                  "hour", "d", "day")):
+    raise ImproperlyConfigured(f"SUBMISSION_THROTTLE_RATE={SUBMISSION_THROTTLE_RATE!r}: use N/second, N/minute, "
+                               "N/hour or N/day, e.g. 10/hour.")
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -154,6 +163,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env_str("API_THROTTLE_ANON", "120/min"),
         "user": env_str("API_THROTTLE_USER", "600/min"),
+        "submissions": SUBMISSION_THROTTLE_RATE,  # submissions/apis.py reads the setting itself, per request
     },
 }
 SPECTACULAR_SETTINGS = {

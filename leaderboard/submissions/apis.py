@@ -1,10 +1,12 @@
 """Submission endpoints: thin views over services and presenters."""
+from django.conf import settings
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import status
+from rest_framework import exceptions, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.throttling import ScopedRateThrottle
 from rest_framework.views import APIView
 
 from . import presenters, selectors, services, uploads
@@ -18,7 +20,40 @@ def error_response(exc: SubmissionError):
     return Response(exc.as_dict(), status=exc.status)
 
 
-class SubmissionListCreateApi(APIView):
+class SubmissionPostThrottle(ScopedRateThrottle):
+    """SUBMISSION_THROTTLE_RATE submission POSTs per user (scope "submissions", one count for models and
+    uploaded predictions); reads are not counted. The rate is read from the settings at each request (DRF's
+    THROTTLE_RATES is read once, at import)."""
+
+    def allow_request(self, request, view):
+        return request.method != "POST" or super().allow_request(request, view)
+
+    def get_rate(self):
+        return settings.SUBMISSION_THROTTLE_RATE
+
+
+class Throttled(exceptions.Throttled):
+    """429 in the shape of the other refusals (code, detail, hint), with Retry-After."""
+
+    def __init__(self, wait):
+        super().__init__(wait)
+        self.detail = {"code": "THROTTLED", "detail": f"too many requests to the submissions API; try again in "
+                                                      f"{self.wait or 1} seconds",
+                       "hint": f"each user may send {settings.SUBMISSION_THROTTLE_RATE} submissions, accepted "
+                               "or refused"}
+
+
+class SubmissionThrottling:
+    throttle_scope = "submissions"
+
+    def get_throttles(self):
+        return [*super().get_throttles(), SubmissionPostThrottle()]
+
+    def throttled(self, request, wait):
+        raise Throttled(wait)
+
+
+class SubmissionListCreateApi(SubmissionThrottling, APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses=SubmissionOutputSerializer(many=True))
@@ -47,12 +82,12 @@ class SubmissionDetailApi(APIView):
         return Response(presenters.submission_status(submission))
 
 
-class PredictionUploadApi(APIView):
+class PredictionUploadApi(SubmissionThrottling, APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
     @extend_schema(request={"multipart/form-data": PredictionUploadInputSerializer},
-                   responses={201: SubmissionOutputSerializer, 400: ErrorSerializer})
+                   responses={201: SubmissionOutputSerializer, 400: ErrorSerializer, 429: ErrorSerializer})
     def post(self, request):
         data = PredictionUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

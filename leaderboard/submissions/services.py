@@ -1,4 +1,5 @@
 """Writes for submissions: accept a model (hub checks, duplicate and quota rules) and queue its runs."""
+import re
 import zlib
 from datetime import timedelta
 
@@ -10,6 +11,7 @@ from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Split
 from leaderboard.evaluations import lifecycle
 from leaderboard.evaluations import services as run_services
+from leaderboard.evaluations.notices import webhook_url_problem
 
 from . import selectors
 from .errors import DuplicateSubmission, QuotaExceeded, SubmissionError
@@ -18,6 +20,7 @@ from .hub_ids import HubIdError, validate_hub_id, validate_revision
 from .models import CustomCodeAllowance, ModelEntry, ModelType, Precision, Submission
 
 CHAT_TEMPLATE_TYPES = (ModelType.INSTRUCT, ModelType.REASONING)
+SHA_RE = re.compile(r"[0-9a-f]{40}")  # a full commit sha, as the hub writes it
 
 
 def _lock(key: str):
@@ -101,7 +104,18 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
     slugs = sorted(set(benchmarks or settings.SUBMISSION_DEFAULT_BENCHMARKS))
     versions = _benchmark_versions(slugs)
 
-    # The hub is asked outside any transaction (network calls hold no locks).
+    webhook_url = _check_webhook_url(webhook_url)
+
+    # Quota and duplicates first: a refused submission must not spend the shared hub token. These reads take
+    # no lock (the hub is asked outside any transaction: network calls hold no locks); the same checks run
+    # again under the lock below, where a concurrent submission cannot slip between check and insert.
+    namespace = hub_id.split("/")[0]
+    if SHA_RE.fullmatch(revision):  # a pinned sha: a duplicate is known before the hub resolves anything
+        _duplicate_check(model=ModelEntry.objects.filter(hub_id=hub_id).first(), revision_sha=revision,
+                         precision=precision, model_type=model_type, use_chat_template=use_chat_template,
+                         benchmarks=slugs)
+    quota_check(user=user, namespace=namespace)
+
     allowed = frozenset(CustomCodeAllowance.objects.filter(hub_id=hub_id).values_list("revision_sha", flat=True))
     try:
         facts = check_model(hub_id, revision, precision=precision, allow_custom_code_revisions=allowed,
@@ -109,16 +123,11 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
     except SubmissionRefused as exc:
         raise SubmissionError(exc.message, hint=exc.hint, code=exc.code) from None
 
-    namespace = hub_id.split("/")[0]
     with transaction.atomic():
         quota_lock(user=user, namespace=namespace)
         model, _ = ModelEntry.objects.get_or_create(hub_id=hub_id, defaults={"namespace": namespace})
-        existing = selectors.duplicate_of(model=model, revision_sha=facts.revision_sha, precision=precision,
-                                          model_type=model_type, use_chat_template=use_chat_template,
-                                          benchmarks=slugs)
-        if existing is not None:
-            raise DuplicateSubmission(f"this model, revision, precision and settings were already submitted "
-                                      f"(submission {existing.pk})", existing_submission=existing.pk)
+        _duplicate_check(model=model, revision_sha=facts.revision_sha, precision=precision, model_type=model_type,
+                         use_chat_template=use_chat_template, benchmarks=slugs)
         quota_check(user=user, namespace=namespace)
         ModelEntry.objects.filter(pk=model.pk).update(params=facts.params, license=facts.license or "",
                                                       architecture=facts.architecture or "", model_type=model_type)
@@ -129,6 +138,26 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
         for version in versions:
             _queue_runs(submission=submission, version=version)
     return submission
+
+
+def _duplicate_check(*, model, revision_sha, **settings_):
+    """409 if a live submission of this model at this sha has the same precision and settings."""
+    existing = model and selectors.duplicate_of(model=model, revision_sha=revision_sha, **settings_)
+    if existing:
+        raise DuplicateSubmission(f"this model, revision, precision and settings were already submitted "
+                                  f"(submission {existing.pk})", existing_submission=existing.pk)
+
+
+def _check_webhook_url(url: str) -> str:
+    """The webhook must be https:// to a public host (notices.webhook_url_problem); refused here, before
+    anything else is asked, with the field named. Resolved addresses are checked again when it is sent."""
+    if not url:
+        return ""
+    problem = webhook_url_problem(url)
+    if problem:
+        raise SubmissionError(f"webhook_url: {problem}", code="INVALID_WEBHOOK", field="webhook_url",
+                              hint="give an https:// URL on a public host, or leave webhook_url out")
+    return url
 
 
 def _queue_runs(*, submission, version):

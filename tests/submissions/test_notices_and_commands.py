@@ -1,7 +1,5 @@
 """Notices when a submission ends, and the operator commands."""
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import pytest
 from django.contrib.auth.models import User
@@ -16,32 +14,13 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def webhook():
-    received = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):
-            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            self.send_response(204)
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_port}/hook", received
-    server.shutdown()
-
-
-@pytest.fixture
 def author(demo_loaded):
     return User.objects.create_user("author", "author@example.com", "pw")
 
 
-def test_it_notifies_once_by_mail_and_webhook_with_the_reason(author, hub_model, webhook):
-    url, received = webhook
-    submission = submission_create(user=author, hub_id="demo-org/tiny", webhook_url=url)
+def test_it_notifies_once_by_mail_and_webhook_with_the_reason(author, hub_model, tls_webhook):
+    received = tls_webhook.received
+    submission = submission_create(user=author, hub_id="demo-org/tiny", webhook_url=tls_webhook.url())
     validation, test = submission.runs.order_by("pk")
     EvaluationRun.objects.filter(pk=validation.pk).update(status=RunStatus.SUCCEEDED)
     run_notify(run_id=validation.pk)
@@ -53,8 +32,8 @@ def test_it_notifies_once_by_mail_and_webhook_with_the_reason(author, hub_model,
     run_notify(run_id=test.pk)  # a repeated task sends nothing more
     assert len(mail.outbox) == 1 and "failed" in mail.outbox[0].subject
     assert "OUT_OF_MEMORY" in mail.outbox[0].body and mail.outbox[0].to == ["author@example.com"]
-    assert len(received) == 1 and received[0]["status"] == "failed"
-    assert {r["failure_code"] for r in received[0]["runs"]} == {"", "OUT_OF_MEMORY"}
+    assert len(received) == 1 and received[0]["json"]["status"] == "failed"
+    assert {r["failure_code"] for r in received[0]["json"]["runs"]} == {"", "OUT_OF_MEMORY"}
 
 
 def test_submit_command_works_and_reports_refusals(author, hub_model, capsys):

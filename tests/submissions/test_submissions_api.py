@@ -165,3 +165,57 @@ def test_it_refuses_quantized_precisions_on_transformers(api, fake_hub, hub_mode
     assert f"'{precision}'" in response.json()["detail"] and "16-bit checkpoints only" in response.json()["detail"]
     assert response.json()["hint"].startswith("the transformers backend runs bfloat16, float16:")
     assert len(fake_hub.requests) == requests_before and snapshot() == before
+
+
+# --- quota and duplicate checks come before any hub request (they spend the shared hub token) -------------
+
+def test_an_over_quota_submission_makes_no_hub_request(api, fake_hub, hub_model, settings, snapshot):
+    settings.SUBMISSION_QUOTA = 1
+    assert api().status_code == 201
+    before, requests_before = snapshot(), len(fake_hub.requests)
+    response = api(precision="float16")
+    assert response.status_code == 429 and response.json()["code"] == "QUOTA_EXCEEDED", response.content
+    assert len(fake_hub.requests) == requests_before and snapshot() == before
+
+
+def test_an_over_quota_namespace_makes_no_hub_request_for_another_user(client, api, fake_hub, hub_model, settings):
+    settings.SUBMISSION_QUOTA = 1
+    assert api().status_code == 201
+    client.force_login(User.objects.create_user("other", "other@example.com", "pw"))
+    requests_before = len(fake_hub.requests)
+    response = api(precision="float16")
+    assert response.status_code == 429 and "demo-org" in response.json()["detail"]
+    assert len(fake_hub.requests) == requests_before
+
+
+def test_a_duplicate_given_by_its_full_sha_makes_no_hub_request(api, fake_hub, hub_model, snapshot):
+    first = api(revision=hub_model.sha).json()
+    before, requests_before = snapshot(), len(fake_hub.requests)
+    response = api(revision=hub_model.sha)
+    assert response.status_code == 409 and response.json()["existing_submission"] == first["id"]
+    assert len(fake_hub.requests) == requests_before and snapshot() == before
+    # Given by branch name, the duplicate is found once the hub has resolved it to the same sha.
+    assert api(revision="main").status_code == 409 and len(fake_hub.requests) > requests_before
+
+
+# --- throttle on submission POSTs -----------------------------------------------------------------
+
+def test_the_eleventh_submission_post_in_an_hour_gets_429(api, client, fake_hub, hub_model, settings):
+    assert settings.SUBMISSION_THROTTLE_RATE == "10/hour"  # the default
+    codes = [api(precision=["bfloat16", "float16"][i % 2], use_chat_template=bool(i // 2 % 2)).status_code
+             for i in range(10)]  # accepted, duplicates or over quota: each counts
+    assert 429 not in codes[:4] and set(codes) <= {201, 409, 429}
+    requests_before = len(fake_hub.requests)
+    response = api(precision="float16", model_type="instruct")
+    assert response.status_code == 429, response.content
+    assert response.json()["code"] == "THROTTLED" and "10/hour" in response.json()["hint"]
+    assert int(response["Retry-After"]) > 0 and len(fake_hub.requests) == requests_before
+    assert client.get(reverse("api-submissions")).status_code == 200  # reading is not throttled
+
+
+def test_the_submission_throttle_follows_its_setting_and_counts_per_user(api, client, hub_model, settings):
+    settings.SUBMISSION_THROTTLE_RATE = "2/hour"
+    assert api().status_code == 201 and api().status_code == 409
+    assert api().status_code == 429
+    client.force_login(User.objects.create_user("other", "other@example.com", "pw"))
+    assert api(hub_id="other-org/tiny").status_code != 429  # another user has a budget of their own
