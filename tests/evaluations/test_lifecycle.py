@@ -213,3 +213,18 @@ def test_the_model_cache_is_pruned_least_recently_used_first(fake_hub, tiny_mode
     assert deleted == ["org/old"]
     assert {r.repo_id for r in scan_cache_dir().repos} == {"org/newer", "org/current"}
     assert model_cache.prune(max_bytes=0, keep="org/current") == ["org/newer"]  # the loading model stays
+
+
+def test_a_model_that_emits_nul_is_scored_not_failed(version, nul_model_dir):
+    """Every generate-mode run of such a model failed 3 times: PostgreSQL refuses \\u0000 in JSON."""
+    from evaluator.backends import create_backend
+
+    run = services.run_create(version=version, split="validation", model_ref=str(nul_model_dir), mode="generate")
+    lifecycle.run_claim_for_worker(run_id=run.pk)
+    backend = create_backend("transformers", str(nul_model_dir), batch_size=32)
+    result = services.run_predict(run=run, backend=backend, measure=False)
+    assert "\x00" in result.rows[0]["output"]  # the model did emit it
+    services.run_score(run=EvaluationRun.objects.get(pk=run.pk))
+    stored = selectors.run_rows(run=run)
+    assert EvaluationRun.objects.get(pk=run.pk).status == RunStatus.SUCCEEDED
+    assert stored[0]["output"].startswith("\ufffd") and stored[0]["predicted"] is None

@@ -73,6 +73,29 @@ def biased_model_dir(models_dir, tokenizer_dir) -> Path:
     return out
 
 
+@pytest.fixture(scope="session")
+def nul_model_dir(models_dir, tokenizer_dir) -> Path:
+    """A Phi-style model that always answers " B" then the NUL byte: generated text PostgreSQL refuses."""
+    import torch
+    from transformers import AutoTokenizer, PhiConfig, PhiForCausalLM
+
+    tok = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    config = PhiConfig(vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                       num_attention_heads=2, max_position_embeddings=2048, pad_token_id=tok.pad_token_id,
+                       bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
+    torch.manual_seed(0)
+    model = PhiForCausalLM(config)
+    (nul,) = tok.encode("\x00", add_special_tokens=False)
+    with torch.no_grad():
+        model.lm_head.weight.zero_()
+        model.lm_head.bias.zero_()
+        model.lm_head.bias[nul] = 20.0  # every step: the NUL byte
+    out = models_dir / "nul"
+    model.save_pretrained(out)
+    tok.save_pretrained(out)
+    return out
+
+
 def expected_biased_probs(vocab_size: int, letters: str) -> tuple[dict[str, float], float]:
     """Closed-form letter_probs and letter_mass of the biased model."""
     z = (vocab_size - len(BIAS_FORMS)) + sum(math.exp(v) for v in BIAS_FORMS.values())
