@@ -44,13 +44,9 @@ def gqa_model_dir(models_dir, tokenizer_dir) -> Path:
     return build_tiny_random(models_dir / "tiny-gqa", tokenizer_dir, seed=0, hidden=128, heads=2)
 
 
-@pytest.fixture(scope="session")
-def biased_model_dir(models_dir, tokenizer_dir) -> Path:
-    """A Phi-style model whose lm_head weight is zero and whose bias favours "C"/" C".
-
-    Logits are then exactly the bias whatever the prompt, so every letter
-    probability is known in closed form (see expected_biased_probs).
-    """
+def _bias_only_phi(tokenizer_dir, out: Path, biases) -> Path:
+    """A Phi-style model whose lm_head weight is zero: its next-token logits are exactly the bias, whatever
+    the prompt. `biases(tokenizer)` gives {token id: logit}."""
     import torch
     from transformers import AutoTokenizer, PhiConfig, PhiForCausalLM
 
@@ -63,10 +59,8 @@ def biased_model_dir(models_dir, tokenizer_dir) -> Path:
     with torch.no_grad():
         model.lm_head.weight.zero_()
         model.lm_head.bias.zero_()
-        for form, value in BIAS_FORMS.items():
-            (tid,) = tok.encode(form, add_special_tokens=False)
+        for tid, value in biases(tok).items():
             model.lm_head.bias[tid] = value
-    out = models_dir / "biased"
     model.save_pretrained(out)
     tok.save_pretrained(out)
     (out / "vocab_size.json").write_text(json.dumps({"vocab": len(tok)}))
@@ -74,26 +68,17 @@ def biased_model_dir(models_dir, tokenizer_dir) -> Path:
 
 
 @pytest.fixture(scope="session")
-def nul_model_dir(models_dir, tokenizer_dir) -> Path:
-    """A Phi-style model that always answers " B" then the NUL byte: generated text PostgreSQL refuses."""
-    import torch
-    from transformers import AutoTokenizer, PhiConfig, PhiForCausalLM
+def biased_model_dir(models_dir, tokenizer_dir) -> Path:
+    """Favours "C"/" C", so every letter probability is known in closed form (see expected_biased_probs)."""
+    return _bias_only_phi(tokenizer_dir, models_dir / "biased", lambda tok: {
+        tok.encode(form, add_special_tokens=False)[0]: value for form, value in BIAS_FORMS.items()})
 
-    tok = AutoTokenizer.from_pretrained(str(tokenizer_dir))
-    config = PhiConfig(vocab_size=len(tok), hidden_size=16, intermediate_size=32, num_hidden_layers=1,
-                       num_attention_heads=2, max_position_embeddings=2048, pad_token_id=tok.pad_token_id,
-                       bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id)
-    torch.manual_seed(0)
-    model = PhiForCausalLM(config)
-    (nul,) = tok.encode("\x00", add_special_tokens=False)
-    with torch.no_grad():
-        model.lm_head.weight.zero_()
-        model.lm_head.bias.zero_()
-        model.lm_head.bias[nul] = 20.0  # every step: the NUL byte
-    out = models_dir / "nul"
-    model.save_pretrained(out)
-    tok.save_pretrained(out)
-    return out
+
+@pytest.fixture(scope="session")
+def nul_model_dir(models_dir, tokenizer_dir) -> Path:
+    """Always generates the NUL byte: text PostgreSQL refuses."""
+    return _bias_only_phi(tokenizer_dir, models_dir / "nul",
+                          lambda tok: {tok.encode("\x00", add_special_tokens=False)[0]: 20.0})
 
 
 def expected_biased_probs(vocab_size: int, letters: str) -> tuple[dict[str, float], float]:
