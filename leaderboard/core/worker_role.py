@@ -1,4 +1,4 @@
-"""The GPU worker's PostgreSQL role: what untrusted model code may read and write (DESIGN §2, §9).
+"""The GPU worker's PostgreSQL role: what untrusted model code may read and write (ARCHITECTURE §2, §9).
 
 The GPU worker reads questions and its run, writes prediction chunks and its run's lifecycle
 columns (and, for a local MRScore judge, the judge's tables). It gets nothing else: no users,

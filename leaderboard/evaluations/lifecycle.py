@@ -1,4 +1,4 @@
-"""The run lifecycle on Celery (DESIGN §8): enqueue on commit, claim by conditional UPDATE, heartbeat
+"""The run lifecycle on Celery (ARCHITECTURE §8): enqueue on commit, claim by conditional UPDATE, heartbeat
 a lease, retry up to RUN_MAX_ATTEMPTS, sweep expired leases, reconcile lost messages.
 
 Every function takes ids or rows and re-reads state from the database: the

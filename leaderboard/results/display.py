@@ -1,4 +1,4 @@
-"""Display rules for figures leaving the server (DESIGN §6).
+"""Display rules for figures leaving the server (ARCHITECTURE §6).
 
 Open splits: percent to 2 places with counts. Sealed (test) split: overall accuracy and its
 interval to 0.1 point, no `correct` count (it would give the exact figure), and nothing below

@@ -242,7 +242,7 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
         "store_processed": False,
     }
 else:
-    # A task is redelivered only after this; it must outlive the hard limit (DESIGN §8).
+    # A task is redelivered only after this; it must outlive the hard limit (ARCHITECTURE §8).
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * CELERY_TASK_HARD_TIME_LIMIT}
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -259,7 +259,7 @@ CELERY_BEAT_SCHEDULE = {
                        "schedule": float(env_int("RECONCILE_EVERY_SECONDS", 120, minimum=1))},
 }
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
-# Results of the run tasks (ids and states only, DESIGN §6) are kept a day for operators. Embedded
+# Results of the run tasks (ids and states only, ARCHITECTURE §6) are kept a day for operators. Embedded
 # default: a folder; Redis settings (test, production, GPU worker) use the broker's Redis.
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND", f"file://{VAR_DIR / 'celery-results'}")
 CELERY_RESULT_EXPIRES = 24 * 3600

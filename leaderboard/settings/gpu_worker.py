@@ -1,4 +1,4 @@
-"""GPU worker: runs model code from the internet, so it holds no secrets (DESIGN §2, §6).
+"""GPU worker: runs model code from the internet, so it holds no secrets (ARCHITECTURE §2, §6).
 
 It reads questions (text and options) and writes predictions; it never decrypts a
 sealed answer and never signs anything. Whatever the environment says, the sealed

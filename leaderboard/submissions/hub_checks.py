@@ -1,7 +1,7 @@
 """Everything the submission path asks the Hugging Face hub, in one place, on ``huggingface_hub``.
 
 ``check_model`` answers "may this model be evaluated?" with ``ModelFacts`` or refuses with
-``SubmissionRefused(code, message, hint)`` (DESIGN §9). It never downloads weights: the parameter count comes
+``SubmissionRefused(code, message, hint)`` (ARCHITECTURE §9). It never downloads weights: the parameter count comes
 from the safetensors metadata the hub computes from the file headers.
 
 A successful check makes two hub requests:

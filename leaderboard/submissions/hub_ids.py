@@ -1,4 +1,4 @@
-"""Hub model ids and revisions, checked before any network call (DESIGN §9).
+"""Hub model ids and revisions, checked before any network call (ARCHITECTURE §9).
 
 Pure functions: nothing here touches the network or the database. Both validators return the value
 unchanged when it is acceptable (no silent stripping or case folding) and otherwise raise ``HubIdError``

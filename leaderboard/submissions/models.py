@@ -21,7 +21,7 @@ class Precision(models.TextChoices):
 
 
 def size_class(params: int | None) -> str | None:
-    """Mini < 5B ≤ Small < 13B ≤ Medium < 50B ≤ Large (DESIGN §4)."""
+    """Mini < 5B ≤ Small < 13B ≤ Medium < 50B ≤ Large (ARCHITECTURE §4)."""
     if params is None:
         return None
     billions = params / 1e9

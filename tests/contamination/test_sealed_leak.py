@@ -1,4 +1,4 @@
-"""Leak test (DESIGN §6): a sealed split whose every question id, question, option and correct answer
+"""Leak test (ARCHITECTURE §6): a sealed split whose every question id, question, option and correct answer
 carries a unique canary goes through the whole service — submissions evaluated by real workers (with the
 memorization probe), a failing model, an MRScore job whose judge quotes the questions back — and then every
 URL of the OpenAPI schema (real ids filled in), every page, every CSV and every admin list is fetched as an

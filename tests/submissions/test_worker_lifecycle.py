@@ -1,4 +1,4 @@
-"""The run lifecycle with real PostgreSQL, real Redis and real Celery worker processes (DESIGN §8)."""
+"""The run lifecycle with real PostgreSQL, real Redis and real Celery worker processes (ARCHITECTURE §8)."""
 import os
 import signal
 
