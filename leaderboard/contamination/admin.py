@@ -7,7 +7,7 @@ from django.template.response import TemplateResponse
 
 from leaderboard.core.admin_actions import ReadOnlyAdmin, ReasonForm
 
-from . import services, stats
+from . import selectors, services
 from .models import DeltaOffset, DeltaPoint, LadderDecision
 
 
@@ -43,15 +43,27 @@ class DeltaPointAdmin(ReadOnlyAdmin):
     readonly_fields = fields
     actions = [set_delta0_from_reference]
 
+    def changelist_view(self, request, extra_context=None):
+        self._trees = {}  # one topic tree per benchmark per page, read afresh each time
+        return super().changelist_view(request, extra_context)
+
     @admin.display(description="Δ (points)")
     def delta_points(self, obj):
-        return f"{100 * stats.delta_stats(obj.correct_v, obj.n_v, obj.correct_t, obj.n_t).delta:+.1f}"
+        # As published (and as δ₀ from reference models uses it): reweighted validation, rounded test accuracy.
+        trees = getattr(self, "_trees", None)
+        if trees is None or obj.benchmark_id not in trees:
+            tree = selectors.topic_tree(benchmark=obj.benchmark)
+            if trees is not None:
+                trees[obj.benchmark_id] = tree
+        else:
+            tree = trees[obj.benchmark_id]
+        return f"{100 * selectors.published_delta(obj, tree=tree).delta:+.1f}"
 
 
 class DeltaOffsetForm(forms.ModelForm):
     class Meta:
         model = DeltaOffset
-        fields = ("benchmark", "shots", "value", "reason")
+        fields = ("benchmark", "benchmark_version", "shots", "value", "se", "reason")
 
     def clean_value(self):
         try:
@@ -59,18 +71,34 @@ class DeltaOffsetForm(forms.ModelForm):
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
 
+    def clean_se(self):
+        se = self.cleaned_data.get("se") or 0.0
+        try:
+            services.delta0_check(0.0, se)
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return se
+
+    def clean(self):
+        data = super().clean()
+        version, benchmark = data.get("benchmark_version"), data.get("benchmark")
+        if version is not None and benchmark is not None and version.benchmark_id != benchmark.pk:
+            self.add_error("benchmark_version", "This version belongs to another benchmark.")
+        return data
+
 
 @admin.register(DeltaOffset)
 class DeltaOffsetAdmin(admin.ModelAdmin):
     form = DeltaOffsetForm
-    list_display = ("benchmark", "shots", "value", "set_by", "set_at", "reason")
+    list_display = ("benchmark", "benchmark_version", "shots", "value", "se", "set_by", "set_at", "reason")
     list_select_related = ("benchmark", "set_by")
     list_filter = ("benchmark",)
 
     def save_model(self, request, obj, form, change):
         # Through the service: the audit record is written with the row.
         d = form.cleaned_data
-        saved = services.delta_offset_set(benchmark=d["benchmark"], shots=d["shots"], value=d["value"],
+        saved = services.delta_offset_set(benchmark=d["benchmark"], benchmark_version=d.get("benchmark_version"),
+                                          shots=d["shots"], value=d["value"], se=d.get("se") or 0.0,
                                           actor=request.user, reason=d["reason"])
         obj.pk = saved.pk
 

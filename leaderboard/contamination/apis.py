@@ -22,7 +22,7 @@ from .serializers import (BoardHistoryPointSerializer, BoardQuerySerializer, Del
 BOARD_COLUMNS = ["hub_id", "revision", "precision", "benchmark", "shots", "variant", "validation_accuracy",
                  "validation_n", "test_accuracy", "test_n", "delta", "se", "ci95_low", "ci95_high", "delta0", "z",
                  "flagged", "significant_topics", "probe_validation_rate", "probe_test_rate", "probe_z",
-                 "computed_at"]
+                 "computed_at", "validation_reweighted", "delta_unweighted", "delta0_se", "p_value", "q_value"]
 HISTORY_COLUMNS = ["date", "mean_delta", "models"]
 
 

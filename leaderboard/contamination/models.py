@@ -7,13 +7,15 @@ them when read, with the δ₀ in force then, so changing δ₀ re-judges the wh
 from django.conf import settings
 from django.db import models
 
-from leaderboard.benchmarks.models import Benchmark
+from leaderboard.benchmarks.models import Benchmark, BenchmarkVersion
 
 
 class DeltaPoint(models.Model):
     """One Δ measurement: a model revision's validation and test results, added whenever either is scored."""
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="delta_points")
+    benchmark_version = models.ForeignKey(BenchmarkVersion, null=True, on_delete=models.CASCADE, related_name="+",
+                                          help_text="both runs are of this version (the splits are paired per version)")
     shots = models.PositiveSmallIntegerField()
     hub_id = models.CharField(max_length=300)
     revision = models.CharField(max_length=100, blank=True)
@@ -39,14 +41,23 @@ class DeltaPoint(models.Model):
 class DeltaOffset(models.Model):
     """δ₀: the Δ expected of an uncontaminated model (validation and test differ a little in difficulty).
 
-    Rows are history; the newest for (benchmark, shots) is in force. Set by staff, audited.
+    Rows are history. For a point, the newest row of its benchmark version and shots is in force, else the newest
+    row of its benchmark and shots that names no version. Set by staff, audited. `se` is δ₀'s standard error
+    (added to each model's SE in z); `reference_deltas` keeps each reference model's published Δ so that a
+    reference model is judged against the mean of the others (never against itself).
     """
 
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="delta_offsets")
+    benchmark_version = models.ForeignKey(BenchmarkVersion, null=True, blank=True, on_delete=models.CASCADE,
+                                          related_name="+", help_text="empty: every version without its own δ₀")
     shots = models.PositiveSmallIntegerField(default=0)
     value = models.FloatField(help_text="fraction, e.g. -0.012 for -1.2 points")
+    se = models.FloatField(default=0.0, blank=True,
+                           help_text="standard error of δ₀, fraction (0 when typed in without one)")
     reason = models.TextField()
     reference_models = models.JSONField(default=list, blank=True)
+    reference_deltas = models.JSONField(default=list, blank=True,
+                                        help_text="[{model: hub@revision, precision, delta, se}] as published")
     set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
     set_at = models.DateTimeField(auto_now_add=True)
 

@@ -2,12 +2,17 @@
 the board-wide mean Δ over time, flags for the leaderboard, and the Ladder rule's shown test runs.
 
 Every figure is derived from stored counts with the δ₀ in force now. Figures are percentage
-points. Published Δ, SE, CI and z use the test accuracy as published (0.1 point), never the exact
-count, so together they say no more about the sealed split than that figure does. Per-topic Δ
-values are not published: with the validation accuracy public, a topic's Δ would give its sealed
-test accuracy, which the display rules withhold; only which topics stay significant after the Holm
-correction is published. A test run the Ladder rule did not show (a newer revision without a
-significant gain) is left out of the board and the history: its Δ would give its test score.
+points. Published Δ, SE, CI, z, p and q use the test accuracy as published (0.1 point), never the exact
+count, so together they say no more about the sealed split than that figure does; the validation side is
+reweighted to the test split's topic mix (the split's topic sizes are public). The flag is judged across the
+board: Benjamini–Hochberg q-values of the one-sided p-values, flagged when −z > 3 and q < 0.05 (stats).
+
+Per-topic Δ values are not published: with the validation accuracy public, a topic's Δ would give its sealed
+test accuracy, which the display rules withhold. Per-topic evidence is Fisher's exact test on the exact counts
+with the Holm correction, small topics pooled into their subcategory or category, and only the names of units
+that stay significant, each consistent with several test counts (stats.topic_evidence). A test run the Ladder
+rule did not show (a newer revision without a significant gain) is left out of the board and the history: its
+Δ would give its test score.
 """
 from collections import defaultdict
 
@@ -15,6 +20,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from evaluator.metrics import wilson_interval
+from leaderboard.benchmarks.models import Topic
 from leaderboard.results import display
 from leaderboard.submissions.models import ModelEntry
 
@@ -24,9 +30,45 @@ from .models import DeltaOffset, DeltaPoint, LadderDecision, TestScoreDisplay
 PROBE_Z = 3.0
 
 
-def delta0(*, benchmark, shots: int) -> float:
-    offset = DeltaOffset.objects.filter(benchmark=benchmark, shots=shots).first()
+def delta0(*, benchmark, shots: int, version=None) -> float:
+    """The δ₀ value in force: of `version` when given (else its benchmark-wide row), else the newest row."""
+    rows = DeltaOffset.objects.filter(benchmark=benchmark, shots=shots)
+    if version is not None:
+        offset = rows.filter(benchmark_version=version).first() or rows.filter(benchmark_version=None).first()
+    else:
+        offset = rows.first()
     return offset.value if offset else 0.0
+
+
+class _Offsets:
+    """The δ₀ rows of one (benchmark, shots): per version, the newest; a point of a version without one gets the
+    newest row that names no version. A reference model is judged against the other references only."""
+
+    def __init__(self, benchmark, shots):
+        self.rows = {}
+        for row in DeltaOffset.objects.filter(benchmark=benchmark, shots=shots).order_by("-set_at", "-pk"):
+            self.rows.setdefault(row.benchmark_version_id, row)
+
+    def row_for(self, point):
+        return self.rows.get(point.benchmark_version_id) or self.rows.get(None)
+
+    def for_point(self, point) -> tuple[float, float]:
+        row = self.row_for(point)
+        if row is None:
+            return 0.0, 0.0
+        me = f"{point.hub_id}@{point.revision}"
+        refs = row.reference_deltas or []
+        if any(r.get("model") == me for r in refs):
+            return stats.delta0_from_reference([(r["delta"], r["se"]) for r in refs if r.get("model") != me])
+        return row.value, row.se
+
+
+def topic_tree(*, benchmark) -> dict:
+    """topic slug -> (subcategory key, subcategory name, category key, category name); keys as the aggregates'."""
+    return {slug: (f"{cat}/{sub}", sub_name, cat, cat_name) for slug, sub, sub_name, cat, cat_name in
+            Topic.objects.filter(benchmark=benchmark).values_list(
+                "slug", "subcategory__slug", "subcategory__name", "subcategory__category__slug",
+                "subcategory__category__name")}
 
 
 def withheld_test_runs():
@@ -41,17 +83,44 @@ def _visible(points):
             .exclude(Q(validation_run__submission__hidden=True) | Q(test_run__submission__hidden=True)))
 
 
-def _published(correct_v, n_v, correct_t, n_t, offset=0.0):
-    """Δ and friends from the validation count and the test accuracy rounded as published (0.1 point)."""
-    return stats.delta_from(correct_v / n_v, n_v, round(correct_t / n_t, 3), n_t, offset)
+def _topic_names(point) -> dict:
+    return {slug: v[0] for slug, v in (point.topic_counts or {}).items()}
 
 
-def _published_stats(point, offset):
-    return _published(point.correct_v, point.n_v, point.correct_t, point.n_t, offset)
+def reweighted_validation(point, *, tree) -> stats.Reweighted | None:
+    """The validation accuracy reweighted to the test split's topic mix: strata from the topic sizes (public),
+    validation counts (public); no sealed count is read."""
+    counts = point.topic_counts or {}
+    sizes = {slug: (v[2], v[4]) for slug, v in counts.items()}
+    groups = stats.strata(sizes, _topic_names(point), tree)
+    return stats.reweight([(sum(counts[t][1] for t in g), sum(counts[t][2] for t in g), sum(counts[t][4] for t in g))
+                           for g in groups])
+
+
+def published_test_accuracy(correct_t, n_t) -> float:
+    """The test accuracy as published: a fraction on the 0.1-point grid."""
+    return round(correct_t / n_t, 3)
+
+
+def published_delta(point, offset=(0.0, 0.0), *, tree) -> stats.Delta:
+    """Δ and friends from the published figures only: the validation counts (reweighted to the test split's topic
+    mix when topics are known) and the test accuracy rounded as published (0.1 point)."""
+    value, se0 = offset
+    p_t = published_test_accuracy(point.correct_t, point.n_t)
+    rw = reweighted_validation(point, tree=tree)
+    if rw is None:
+        return stats.delta_from(point.correct_v / point.n_v, point.n_v, p_t, point.n_t, value, delta0_se=se0)
+    return stats.delta_from(rw.accuracy, rw.n, p_t, point.n_t, value, delta0_se=se0, var_v=rw.variance,
+                            n_v_effective=rw.n_effective)
 
 
 def _pt(x, places=1):
     return round(100 * x, places)
+
+
+def _sig(x, digits=3):
+    """A p- or q-value to `digits` significant figures."""
+    return float(f"{x:.{digits}g}")
 
 
 def _probe_block(counts):
@@ -75,25 +144,68 @@ def _probe(point):
     return {"validation": v, "test": t, "excess": excess, "z": z}
 
 
-def _topics(point, offset):
-    tested = [(slug, name, cv, nv, ct, nt) for slug, (name, cv, nv, ct, nt) in sorted(point.topic_counts.items())
-              if nv and nt]
-    p_values = [stats.delta_stats(cv, nv, ct, nt, offset).p_lower for _, _, cv, nv, ct, nt in tested]
-    _, rejected = stats.holm(p_values)
-    return {"tested": len(tested), "alpha": stats.HOLM_ALPHA, "correction": "holm",
-            "significant": [{"topic_slug": t[0], "topic": t[1]} for t, r in zip(tested, rejected) if r]}
+def _topics(point, tree):
+    counts = {slug: (cv, nv, ct, nt) for slug, (_, cv, nv, ct, nt) in (point.topic_counts or {}).items()}
+    evidence = stats.topic_evidence(counts, _topic_names(point), tree)
+    return {"tested": evidence.tested, "alpha": stats.HOLM_ALPHA, "correction": "holm",
+            "test": "fisher-exact-one-sided", "topics": evidence.topics, "pooled": evidence.pooled,
+            "untested": evidence.untested, "min_counts": stats.MIN_NAMED_COUNTS,
+            "significant": [{"topic_slug": u.key, "topic": u.name, "level": u.level, "members": list(u.members)}
+                            for u in evidence.named]}
 
 
-def point_row(point, offset: float) -> dict:
-    d = _published_stats(point, offset)
+class _Judged:
+    """A point's published Δ statistics with its q-value on the board; flagged when −z > 3 and q < BH_Q."""
+
+    def __init__(self, point, delta, q, flagged=None):
+        self.point, self.delta, self.q = point, delta, q
+        self.flagged = (delta.flagged and q < stats.BH_Q) if flagged is None else flagged
+
+
+def _model_key(point):
+    return (point.hub_id, point.revision, point.precision)
+
+
+class Board:
+    """The latest visible point of each model revision on (benchmark, shots), judged together: the family of the
+    Benjamini–Hochberg correction. Another point (a withheld test run, an older point) is judged as if it took
+    its model revision's place on this board, so it never changes the published q-values of the others."""
+
+    def __init__(self, *, benchmark, shots: int):
+        self.benchmark, self.shots = benchmark, shots
+        self.tree = topic_tree(benchmark=benchmark)
+        self.offsets = _Offsets(benchmark, shots)
+        points = _visible(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots)).select_related("benchmark")
+        self.points = _latest_points(points)
+        deltas = [self.delta(p) for p in self.points]
+        self.judged = [_Judged(p, d, q, flagged)
+                       for p, d, (q, flagged) in zip(self.points, deltas, stats.board_judgement(deltas))]
+        self.by_key = {_model_key(j.point): j for j in self.judged}
+
+    def delta(self, point) -> stats.Delta:
+        return published_delta(point, self.offsets.for_point(point), tree=self.tree)
+
+    def judge(self, point) -> _Judged:
+        mine = self.by_key.get(_model_key(point))
+        if mine is not None and mine.point.pk == point.pk:
+            return mine
+        d = self.delta(point)
+        others = [j.delta.p_lower for j in self.judged if j is not mine]
+        return _Judged(point, d, stats.bh_q_of(d.p_lower, others))
+
+
+def point_row(point, judged: _Judged, tree) -> dict:
+    d, q = judged.delta, judged.q
     probe = _probe(point)
     reasons = []
-    if d.flagged:
-        reasons.append(f"validation accuracy is above test by more than 3 standard errors "
-                       f"(z = {d.z:.2f}, δ₀ = {_pt(offset, 2):+.2f} pt)")
+    if judged.flagged:
+        reasons.append(f"validation accuracy (reweighted to the test split's topic mix) is above test by more than "
+                       f"3 standard errors (z = {d.z:.2f}, δ₀ = {_pt(d.delta0, 2):+.2f} pt), and stays significant "
+                       f"across the board (Benjamini–Hochberg q = {_sig(q, 2)})")
     if probe and probe["z"] is not None and probe["z"] > PROBE_Z:
         reasons.append(f"memorization probe: masked options reproduced on validation "
                        f"{probe['validation']['rate']}% vs test {probe['test']['rate']}% (z = {probe['z']:.2f})")
+    p_t = published_test_accuracy(point.correct_t, point.n_t)
     return {
         "hub_id": point.hub_id, "revision": point.revision, "precision": point.precision,
         "benchmark": point.benchmark.slug, "shots": point.shots, "variant": "original",
@@ -101,8 +213,10 @@ def point_row(point, offset: float) -> dict:
         "validation": display.cell(split="validation", n=point.n_v, correct=point.correct_v),
         "test": display.cell(split="test", n=point.n_t, correct=point.correct_t),
         "delta": _pt(d.delta), "se": _pt(d.se, 2), "ci95_low": _pt(d.ci95_low), "ci95_high": _pt(d.ci95_high),
-        "delta0": _pt(offset, 2), "z": round(d.z, 2), "flagged": d.flagged, "flag_reasons": reasons,
-        "topics": _topics(point, offset), "probe": probe, "computed_at": point.computed_at,
+        "delta0": _pt(d.delta0, 2), "z": round(d.z, 2), "flagged": judged.flagged, "flag_reasons": reasons,
+        "validation_reweighted": _pt(d.validation, 2), "delta_unweighted": _pt(p_t - point.correct_v / point.n_v),
+        "delta0_se": _pt(d.delta0_se, 2), "p_value": _sig(d.p_lower), "q_value": _sig(q),
+        "topics": _topics(point, tree), "probe": probe, "computed_at": point.computed_at,
     }
 
 
@@ -118,9 +232,8 @@ def _latest_points(points):
 
 def board(*, benchmark, shots: int = 0, flagged: bool | None = None) -> list[dict]:
     """The latest Δ of each model revision, most suspicious (lowest z) first."""
-    offset = delta0(benchmark=benchmark, shots=shots)
-    points = _visible(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots)).select_related("benchmark")
-    rows = [point_row(p, offset) for p in _latest_points(points)]
+    judged = Board(benchmark=benchmark, shots=shots)
+    rows = [point_row(j.point, j, judged.tree) for j in judged.judged]
     if flagged is not None:
         rows = [r for r in rows if r["flagged"] == flagged]
     return sorted(rows, key=lambda r: (r["z"], r["hub_id"]))
@@ -128,17 +241,17 @@ def board(*, benchmark, shots: int = 0, flagged: bool | None = None) -> list[dic
 
 def board_history(*, benchmark, shots: int = 0) -> list[dict]:
     """Per day with new points: the mean Δ over every model revision's latest point as of that day's end."""
+    tree = topic_tree(benchmark=benchmark)
     points = list(_visible(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
-                  .order_by("computed_at", "pk").values("hub_id", "revision", "precision", "computed_at",
-                                                        "correct_v", "n_v", "correct_t", "n_t"))
+                  .order_by("computed_at", "pk").only("hub_id", "revision", "precision", "computed_at", "correct_v",
+                                                      "n_v", "correct_t", "n_t", "topic_counts"))
     latest, series = {}, []
     by_day = defaultdict(list)
     for p in points:
-        by_day[timezone.localdate(p["computed_at"])].append(p)
+        by_day[timezone.localdate(p.computed_at)].append(p)
     for day in sorted(by_day):
         for p in by_day[day]:
-            latest[(p["hub_id"], p["revision"], p["precision"])] = _published(
-                p["correct_v"], p["n_v"], p["correct_t"], p["n_t"]).delta
+            latest[_model_key(p)] = published_delta(p, tree=tree).delta
         values = list(latest.values())
         series.append({"date": day, "mean_delta": _pt(sum(values) / len(values)), "models": len(values)})
     return series
@@ -147,39 +260,44 @@ def board_history(*, benchmark, shots: int = 0) -> list[dict]:
 def model_contamination(*, hub_id: str) -> dict:
     points = list(_visible(DeltaPoint.objects.filter(hub_id=hub_id)).select_related("benchmark")
                   .order_by("-computed_at", "-pk"))
-    offsets = {}
+    boards = {}
 
-    def offset_for(p):
+    def board_for(p):
         key = (p.benchmark_id, p.shots)
-        if key not in offsets:
-            offsets[key] = delta0(benchmark=p.benchmark, shots=p.shots)
-        return offsets[key]
+        if key not in boards:
+            boards[key] = Board(benchmark=p.benchmark, shots=p.shots)
+        return boards[key]
 
     seen, latest = set(), []
     for p in points:
         key = (p.benchmark_id, p.shots, p.revision, p.precision)
         if key not in seen:
             seen.add(key)
-            latest.append(point_row(p, offset_for(p)))
+            b = board_for(p)
+            latest.append(point_row(p, b.judge(p), b.tree))
     history = []
     for p in reversed(points):
-        d = _published_stats(p, offset_for(p))
+        j = board_for(p).judge(p)
+        d = j.delta
         history.append({"computed_at": p.computed_at, "revision": p.revision, "precision": p.precision,
                         "benchmark": p.benchmark.slug, "shots": p.shots, "delta": _pt(d.delta), "se": _pt(d.se, 2),
-                        "z": round(d.z, 2), "flagged": d.flagged})
+                        "z": round(d.z, 2), "q_value": _sig(j.q), "flagged": j.flagged})
     return {"hub_id": hub_id, "latest": latest, "history": history}
 
 
 def flags(*, benchmark, shots: int) -> dict[tuple[str, str, str], bool]:
     """(hub_id, revision, precision) -> possible contamination, for the leaderboard's rows."""
-    offset = delta0(benchmark=benchmark, shots=shots)
+    judged = Board(benchmark=benchmark, shots=shots)
     out = {}
-    points = DeltaPoint.objects.filter(benchmark=benchmark, shots=shots, validation_run__hidden=False,
-                                       test_run__hidden=False).order_by("-computed_at", "-pk")
-    for hub_id, revision, precision, cv, nv, ct, nt in points.values_list(
-            "hub_id", "revision", "precision", "correct_v", "n_v", "correct_t", "n_t"):
-        # the latest point of each; a boolean only, so withheld (Ladder) test runs count too
-        out.setdefault((hub_id, revision, precision), _published(cv, nv, ct, nt, offset).flagged)
+    points = (DeltaPoint.objects.filter(benchmark=benchmark, shots=shots, validation_run__hidden=False,
+                                        test_run__hidden=False)
+              .select_related("benchmark").defer("probe").order_by("-computed_at", "-pk"))
+    for point in points:
+        # the latest point of each; a boolean only, so withheld (Ladder) test runs count too (judged against the
+        # published board, which they do not change)
+        key = _model_key(point)
+        if key not in out:
+            out[key] = judged.judge(point).flagged
     return out
 
 

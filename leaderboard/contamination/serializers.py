@@ -26,15 +26,25 @@ class _Probe(serializers.Serializer):
 
 
 class _Topic(serializers.Serializer):
-    topic_slug = serializers.CharField()
-    topic = serializers.CharField()
+    topic_slug = serializers.CharField(help_text="the unit's key: a topic slug, or the subcategory ('category/"
+                                                 "subcategory') or category slug of pooled small topics")
+    topic = serializers.CharField(help_text="the unit's name")
+    level = serializers.ChoiceField(choices=["topic", "subcategory", "category"])
+    members = serializers.ListField(child=serializers.CharField(), help_text="the topic slugs in the unit")
 
 
 class _Topics(serializers.Serializer):
-    tested = serializers.IntegerField(help_text="topics with both validation and test questions")
+    tested = serializers.IntegerField(help_text="units tested (topics, or small topics pooled by subcategory or "
+                                                "category): the size of the Holm family")
     alpha = serializers.FloatField(help_text="family-wise error rate")
     correction = serializers.CharField()
-    significant = _Topic(many=True, help_text="topics where validation is significantly above test after the "
+    test = serializers.CharField(help_text="Fisher's exact test, one-sided (validation above test)")
+    topics = serializers.IntegerField(help_text="topics with both validation and test questions")
+    pooled = serializers.IntegerField(help_text="topics tested inside a pooled unit")
+    untested = serializers.IntegerField(help_text="topics too small to test even pooled by category")
+    min_counts = serializers.IntegerField(help_text="a unit is named only when at least this many test counts "
+                                                    "would name it, so a name never pins a sealed count")
+    significant = _Topic(many=True, help_text="units where validation is significantly above test after the "
                                                "Holm correction (their Δ values are withheld: they would give "
                                                "per-topic test accuracy)")
 
@@ -50,13 +60,21 @@ class DeltaRowSerializer(serializers.Serializer):
     test_run_id = serializers.IntegerField()
     validation = _Figures()
     test = _Figures()
-    delta = serializers.FloatField(help_text="test − validation accuracy, points (MMLU-CF's sign)")
-    se = serializers.FloatField(help_text="standard error of Δ, points")
-    ci95_low = serializers.FloatField()
+    delta = serializers.FloatField(help_text="test − validation accuracy, points (MMLU-CF's sign), the validation "
+                                             "accuracy reweighted to the test split's topic mix")
+    se = serializers.FloatField(help_text="standard error of Δ, points (Agresti–Caffo-adjusted proportions)")
+    ci95_low = serializers.FloatField(help_text="Newcombe hybrid score interval")
     ci95_high = serializers.FloatField()
-    delta0 = serializers.FloatField(help_text="δ₀ in force (points): the Δ expected without contamination")
-    z = serializers.FloatField(help_text="(Δ − δ₀) / SE")
-    flagged = serializers.BooleanField(help_text="possible contamination: −z > 3")
+    delta0 = serializers.FloatField(help_text="δ₀ in force (points): the Δ expected without contamination (for a "
+                                              "reference model, the mean of the other reference models)")
+    delta0_se = serializers.FloatField(help_text="standard error of δ₀, points; added to SE in z")
+    z = serializers.FloatField(help_text="(Δ − δ₀) / √(SE² + SE_δ₀²)")
+    p_value = serializers.FloatField(help_text="one-sided p = Φ(z): small when validation is above test")
+    q_value = serializers.FloatField(help_text="Benjamini–Hochberg q-value across the board's models")
+    flagged = serializers.BooleanField(help_text="possible contamination: −z > 3 and q < 0.05")
+    validation_reweighted = serializers.FloatField(help_text="validation accuracy reweighted to the test split's "
+                                                             "topic mix, percent")
+    delta_unweighted = serializers.FloatField(help_text="test − validation accuracy without the reweighting, points")
     flag_reasons = serializers.ListField(child=serializers.CharField())
     topics = _Topics()
     probe = _Probe(allow_null=True)
@@ -78,6 +96,7 @@ class ModelHistoryPointSerializer(serializers.Serializer):
     delta = serializers.FloatField()
     se = serializers.FloatField()
     z = serializers.FloatField()
+    q_value = serializers.FloatField(help_text="as if this point stood for its model on today's board")
     flagged = serializers.BooleanField()
 
 

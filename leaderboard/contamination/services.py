@@ -1,7 +1,7 @@
 """Writes of the contamination monitor, called on the trusted side when a run has been scored.
 
 `run_scored` adds a Δ point when the run's counterpart split (validation for test, test for
-validation) exists for the same model revision, precision, benchmark and shots, and, for a
+validation) exists for the same model revision, precision, benchmark version and shots, and, for a
 sealed-split run, lets the Ladder rule decide whether the board's shown test score moves.
 """
 from django.db import transaction
@@ -33,8 +33,10 @@ def _counts(result: RunResult) -> tuple[tuple[int, int] | None, dict]:
 
 def _counterpart(result: RunResult) -> RunResult | None:
     other = Split.VALIDATION if result.split in SEALED_SPLITS else Split.TEST
+    # Paired within one benchmark version: a Δ between two versions' splits would measure the edit, not the model.
     return (RunResult.objects.filter(hub_id=result.hub_id, revision=result.revision, precision=result.precision,
-                                     benchmark_id=result.benchmark_id, shots=result.shots, split=other,
+                                     benchmark_id=result.benchmark_id, benchmark_version_id=result.benchmark_version_id,
+                                     shots=result.shots, split=other,
                                      run__status=RunStatus.SUCCEEDED, run__hidden=False)
             .select_related("run").order_by("-scored_at", "-pk").first())
 
@@ -52,7 +54,8 @@ def delta_point_add(*, result: RunResult) -> DeltaPoint | None:
     probe = {split: run.summary["probe"] for split, run in (("validation", val.run), ("test", test.run))
              if (run.summary or {}).get("probe")}
     return DeltaPoint.objects.create(
-        benchmark_id=result.benchmark_id, shots=result.shots, hub_id=result.hub_id, revision=result.revision,
+        benchmark_id=result.benchmark_id, benchmark_version_id=result.benchmark_version_id, shots=result.shots,
+        hub_id=result.hub_id, revision=result.revision,
         precision=result.precision, validation_run=val.run, test_run=test.run,
         correct_v=v_overall[0], n_v=v_overall[1], correct_t=t_overall[0], n_t=t_overall[1],
         topic_counts=topic_counts, probe=probe, computed_at=timezone.now())
@@ -96,30 +99,50 @@ def run_scored(*, result: RunResult, rows) -> None:
     delta_point_add(result=result)
 
 
-def delta0_check(value: float) -> float:
+def delta0_check(value: float, se: float = 0.0) -> float:
     if not -1.0 <= value <= 1.0:
         raise ValueError(f"δ₀ = {value} is out of range: give a fraction between -1 and 1 "
                          "(e.g. -0.012 for -1.2 points).")
+    if not 0.0 <= se <= 1.0:
+        raise ValueError(f"SE of δ₀ = {se} is out of range: give a fraction between 0 and 1.")
     return value
 
 
 @transaction.atomic
-def delta_offset_set(*, benchmark, shots: int, value: float, actor, reason: str, reference_models=()) -> DeltaOffset:
-    delta0_check(value)
-    offset = DeltaOffset.objects.create(benchmark=benchmark, shots=shots, value=value, reason=reason,
-                                        reference_models=list(reference_models), set_by=actor)
-    audit_record(actor=actor, action="set-delta0", target=offset, reason=reason, value=value,
-                 benchmark=benchmark.slug, shots=shots, reference_models=list(reference_models))
+def delta_offset_set(*, benchmark, shots: int, value: float, actor, reason: str, reference_models=(),
+                     se: float = 0.0, benchmark_version=None, reference_deltas=()) -> DeltaOffset:
+    delta0_check(value, se)
+    offset = DeltaOffset.objects.create(benchmark=benchmark, benchmark_version=benchmark_version, shots=shots,
+                                        value=value, se=se, reason=reason, reference_models=list(reference_models),
+                                        reference_deltas=list(reference_deltas), set_by=actor)
+    audit_record(actor=actor, action="set-delta0", target=offset, reason=reason, value=value, se=se,
+                 benchmark=benchmark.slug, version=benchmark_version.number if benchmark_version else None,
+                 shots=shots, reference_models=list(reference_models))
     results_changed()  # flags on cached leaderboard responses are re-judged with the new δ₀
     return offset
 
 
 def delta_offset_from_reference(*, points, actor, reason: str) -> DeltaOffset:
-    """δ₀ = the mean Δ of the chosen reference models' points (one benchmark and shots)."""
+    """δ₀ = the mean Δ of the chosen reference models' points (one benchmark version and shots), each Δ as
+    published (reweighted validation, test accuracy to 0.1 point); its SE from their spread. Each reference
+    model's Δ is kept so that the model is judged against the others' mean, not its own."""
+    from . import selectors
+
     points = list(points)
     keys = {(p.benchmark_id, p.shots) for p in points}
     if len(keys) != 1:
         raise ValueError("Choose reference points of one benchmark and one shot setting.")
-    mean = sum(p.correct_t / p.n_t - p.correct_v / p.n_v for p in points) / len(points)
-    return delta_offset_set(benchmark=points[0].benchmark, shots=points[0].shots, value=mean, actor=actor,
-                            reason=reason, reference_models=sorted({f"{p.hub_id}@{p.revision}" for p in points}))
+    versions = {p.benchmark_version_id for p in points}
+    if len(versions) != 1:
+        raise ValueError("Choose reference points of one benchmark and one shot setting, and of one benchmark "
+                         "version (δ₀ is kept per version).")
+    tree = selectors.topic_tree(benchmark=points[0].benchmark)
+    references = []
+    for p in points:
+        d = selectors.published_delta(p, tree=tree)
+        references.append({"model": f"{p.hub_id}@{p.revision}", "precision": p.precision, "delta": d.delta,
+                           "se": d.se})
+    value, se = stats.delta0_from_reference([(r["delta"], r["se"]) for r in references])
+    return delta_offset_set(benchmark=points[0].benchmark, benchmark_version=points[0].benchmark_version,
+                            shots=points[0].shots, value=value, se=se, actor=actor, reason=reason,
+                            reference_models=sorted({r["model"] for r in references}), reference_deltas=references)

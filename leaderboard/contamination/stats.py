@@ -1,58 +1,165 @@
 """The statistics of the contamination monitor (DESIGN §6), as plain functions on counts.
 
-Proportions are fractions here; callers turn them into percentage points for display.
+Proportions are fractions here; callers turn them into percentage points for display. Pure Python (math
+only): the web process has no numpy or scipy.
+
+The flag, per model (callers apply it to the figures as published, never to exact sealed counts):
+
+- validation accuracy reweighted to the test split's topic mix, p_v = Σ_k w_k·x_k/n_k with w_k the test
+  split's share of stratum k (topic sizes are public); Var(p_v) = Σ_k w_k²·p̃_k(1−p̃_k)/n_k with the
+  Agresti–Caffo-adjusted p̃_k = (x_k+1)/(n_k+2). Topics with fewer than MIN_STRATUM_N validation questions
+  are merged into their subcategory, then category (`strata`);
+- Δ = p_t − p_v; SE_Δ from Agresti–Caffo-adjusted proportions (always, not only when the Wald SE is 0);
+  the 95% interval is Newcombe's hybrid score interval (Wilson limits of each proportion);
+- z = (Δ − δ₀)/√(SE_Δ² + SE_δ₀²), δ₀ the mean Δ of reference models and SE_δ₀ its standard error;
+- across the board, Benjamini–Hochberg q-values of the one-sided p = Φ(z); flagged when −z > 3 and q < 0.05.
+
+Per-topic evidence (`topic_evidence`): Fisher's exact one-sided test per unit (a topic, or small topics pooled
+into their subcategory or category) with the Holm correction; a unit is named only when at least
+MIN_NAMED_COUNTS different test counts would have named it, so naming never pins a sealed count. It tests equal
+accuracy on the two splits (δ₀, a board-wide figure, is not subtracted per topic).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Mapping, Sequence
 
 Z95 = 1.959963984540054
-FLAG_Z = 3.0  # flag "possible contamination" when -z > 3
-HOLM_ALPHA = 0.05
+FLAG_Z = 3.0  # flag "possible contamination" when -z > 3 ...
+BH_Q = 0.05  # ... and the Benjamini–Hochberg q-value across the board is below this (the about page says so)
+HOLM_ALPHA = 0.05  # family-wise error rate of the per-topic evidence
+MIN_NAMED_COUNTS = 5  # a named unit is consistent with at least this many test counts (the about page says so)
+# Validation questions a reweighting stratum needs (smaller topics are pooled): from 12 on, the expected
+# p̃(1−p̃)/n of a stratum is within 7% of the binomial variance it estimates, at any accuracy.
+MIN_STRATUM_N = 12
 
 
 def normal_cdf(x: float) -> float:
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
+# --- intervals and standard errors -------------------------------------------------------------------------
+
+def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion p observed on n trials (n may be an effective, fractional n)."""
+    if n <= 0:
+        return (0.0, 1.0)
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def agresti_caffo_var(p: float, n: float) -> float:
+    """Variance of a proportion with one success and one failure added: p̃(1−p̃)/(n+2), p̃ = (pn+1)/(n+2)."""
+    adjusted = (p * n + 1) / (n + 2)
+    return adjusted * (1 - adjusted) / (n + 2)
+
+
+def newcombe(p_v: float, n_v: float, p_t: float, n_t: float, z: float = Z95) -> tuple[float, float]:
+    """Newcombe's hybrid score interval (his method 10) for p_t − p_v from the two Wilson intervals."""
+    lo_t, hi_t = wilson(p_t, n_t, z)
+    lo_v, hi_v = wilson(p_v, n_v, z)
+    d = p_t - p_v
+    return (d - math.sqrt((p_t - lo_t) ** 2 + (hi_v - p_v) ** 2),
+            d + math.sqrt((hi_t - p_t) ** 2 + (p_v - lo_v) ** 2))
+
+
+# --- validation reweighted to the test split's topic mix ----------------------------------------------------
+
+@dataclass(frozen=True)
+class Reweighted:
+    accuracy: float  # Σ w_k x_k / n_k
+    variance: float  # Σ w_k² p̃_k (1 − p̃_k) / n_k, p̃_k = (x_k + 1)/(n_k + 2)
+    n: int  # validation questions in the strata used
+    n_effective: float  # p(1−p) / Σ w_k² p_k(1−p_k)/n_k, at most n: for the Wilson limits of the interval
+    strata: int
+
+
+def reweight(strata: Sequence[tuple[int, int, int]]) -> Reweighted | None:
+    """Validation accuracy over strata (x_v, n_v, n_t), each weighted by its share of the test split.
+
+    Strata without validation or test questions carry no weight (the shares are renormalised over the rest).
+    """
+    used = [(x, n, t) for x, n, t in strata if n > 0 and t > 0]
+    if not used:
+        return None
+    total_t = sum(t for _, _, t in used)
+    accuracy = variance = plain = 0.0
+    for x, n, t in used:
+        w = t / total_t
+        accuracy += w * x / n
+        adjusted = (x + 1) / (n + 2)
+        variance += w * w * adjusted * (1 - adjusted) / n
+        plain += w * w * (x / n) * (1 - x / n) / n
+    n_v = sum(n for _, n, _ in used)
+    # Korn–Graubard: the Wilson limits use n / design effect, never more than n (nor a made-up n at 0% or 100%).
+    spread = accuracy * (1 - accuracy)
+    n_eff = min(float(n_v), spread / plain) if plain > 0 and spread > 0 else float(n_v)
+    return Reweighted(accuracy=accuracy, variance=variance, n=n_v, n_effective=max(1.0, n_eff), strata=len(used))
+
+
+# --- Δ and its z --------------------------------------------------------------------------------------------
+
 @dataclass(frozen=True)
 class Delta:
     delta: float  # test - validation (MMLU-CF's sign)
-    se: float
-    ci95_low: float
+    se: float  # SE of Δ (Agresti–Caffo-adjusted proportions)
+    ci95_low: float  # Newcombe hybrid score interval
     ci95_high: float
-    z: float
+    z: float  # (Δ − δ₀) / se_z
     p_lower: float  # one-sided P(Z <= z): small when validation sits well above test
-    flagged: bool
+    flagged: bool  # -z > FLAG_Z (the board adds the Benjamini–Hochberg condition)
+    se_z: float = 0.0  # √(se² + SE_δ₀²): the denominator of z
+    validation: float = 0.0  # the validation accuracy Δ used (reweighted where topics are known)
+    delta0: float = 0.0
+    delta0_se: float = 0.0
 
 
-def _se(p_v: float, n_v: int, p_t: float, n_t: int) -> float:
-    return math.sqrt(p_v * (1 - p_v) / n_v + p_t * (1 - p_t) / n_t)
-
-
-def delta_stats(correct_v: float, n_v: int, correct_t: float, n_t: int, delta0: float = 0.0) -> Delta:
-    """Δ = p_t − p_v, SE_Δ = √(p_v(1−p_v)/n_v + p_t(1−p_t)/n_t), z = (Δ − δ₀)/SE_Δ, flag when −z > 3.
-
-    When both proportions are 0 or 1 the SE is 0; the z then uses the Agresti–Caffo SE
-    (one success and one failure added to each split) rather than dividing by zero.
-    """
+def delta_stats(correct_v: float, n_v: int, correct_t: float, n_t: int, delta0: float = 0.0,
+                **kwargs) -> Delta:
+    """Δ = p_t − p_v, z = (Δ − δ₀)/SE with SE = √(p̃_v(1−p̃_v)/(n_v+2) + p̃_t(1−p̃_t)/(n_t+2)) (Agresti–Caffo),
+    flag when −z > 3. Works at proportions of 0 and 1 (the adjusted SE is never 0)."""
     if not n_v or not n_t:
         raise ValueError("Δ needs both a validation and a test result")
-    return delta_from(correct_v / n_v, n_v, correct_t / n_t, n_t, delta0)
+    return delta_from(correct_v / n_v, n_v, correct_t / n_t, n_t, delta0, **kwargs)
 
 
-def delta_from(p_v: float, n_v: int, p_t: float, n_t: int, delta0: float = 0.0) -> Delta:
-    """delta_stats on proportions (the published figures use the test accuracy as published)."""
-    correct_v, correct_t = p_v * n_v, p_t * n_t
+def delta_from(p_v: float, n_v: int, p_t: float, n_t: int, delta0: float = 0.0, *, delta0_se: float = 0.0,
+               var_v: float | None = None, n_v_effective: float | None = None) -> Delta:
+    """delta_stats on proportions (the published figures use the test accuracy as published).
+
+    var_v and n_v_effective, when given, describe a reweighted validation accuracy (`reweight`); otherwise the
+    validation side is a plain proportion of n_v questions.
+    """
+    if var_v is None:
+        var_v, n_v_effective = agresti_caffo_var(p_v, n_v), n_v
     delta = p_t - p_v
-    se = _se(p_v, n_v, p_t, n_t)
-    se_z = se or _se((correct_v + 1) / (n_v + 2), n_v + 2, (correct_t + 1) / (n_t + 2), n_t + 2)
+    se = math.sqrt(var_v + agresti_caffo_var(p_t, n_t))
+    se_z = math.sqrt(se * se + delta0_se * delta0_se)
     z = (delta - delta0) / se_z
-    return Delta(delta=delta, se=se, ci95_low=delta - Z95 * se, ci95_high=delta + Z95 * se, z=z,
-                 p_lower=normal_cdf(z), flagged=-z > FLAG_Z)
+    lo, hi = newcombe(p_v, n_v_effective or n_v, p_t, n_t)
+    return Delta(delta=delta, se=se, ci95_low=lo, ci95_high=hi, z=z, p_lower=normal_cdf(z), flagged=-z > FLAG_Z,
+                 se_z=se_z, validation=p_v, delta0=delta0, delta0_se=delta0_se)
 
+
+def delta0_from_reference(references: Sequence[tuple[float, float]]) -> tuple[float, float]:
+    """δ₀ and its SE from reference models' (Δ, SE_Δ): the mean, and the SE of the mean from their spread
+    (s/√k), never below what their own sampling errors imply (√ΣSE²/k, the only estimate when k = 1).
+    No references: (0, 0)."""
+    k = len(references)
+    if not k:
+        return 0.0, 0.0
+    mean = sum(d for d, _ in references) / k
+    sampling = math.sqrt(sum(s * s for _, s in references)) / k
+    if k < 2:
+        return mean, sampling
+    spread = math.sqrt(sum((d - mean) ** 2 for d, _ in references) / (k - 1)) / math.sqrt(k)
+    return mean, max(spread, sampling)
+
+
+# --- multiplicity -------------------------------------------------------------------------------------------
 
 def holm(p_values: Sequence[float], alpha: float = HOLM_ALPHA) -> tuple[list[float], list[bool]]:
     """Holm–Bonferroni step-down: adjusted p-values and which hypotheses are rejected at `alpha`.
@@ -68,6 +175,170 @@ def holm(p_values: Sequence[float], alpha: float = HOLM_ALPHA) -> tuple[list[flo
         adjusted[i] = running
     return adjusted, [a <= alpha for a in adjusted]
 
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Benjamini–Hochberg q-values: q_(i) = min over j ≥ i of min(1, m·p_(j)/j) (ranks j from 1)."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i], reverse=True)
+    q = [1.0] * m
+    running = 1.0
+    for position, i in enumerate(order):
+        running = min(running, m * p_values[i] / (m - position))
+        q[i] = min(1.0, running)
+    return q
+
+
+def board_judgement(deltas: Sequence[Delta]) -> list[tuple[float, bool]]:
+    """(q-value, flagged) of each model on a board: flagged when −z > FLAG_Z and its Benjamini–Hochberg q-value
+    across the board is below BH_Q."""
+    q_values = benjamini_hochberg([d.p_lower for d in deltas])
+    return [(q, d.flagged and q < BH_Q) for d, q in zip(deltas, q_values)]
+
+
+def bh_q_of(p: float, others: Sequence[float]) -> float:
+    """The q-value p would get on a board of `others` plus itself."""
+    return benjamini_hochberg([*others, p])[-1]
+
+
+# --- per-topic evidence ----------------------------------------------------------------------------------------
+
+def fisher_one_sided(x_v: int, n_v: int, x_t: int, n_t: int) -> float:
+    """Fisher's exact test, one-sided: P(validation ≥ x_v correct | both margins) under equal accuracies.
+
+    The hypergeometric tail, summed outward from its largest term with the ratio of successive terms: the
+    upper tail when x_v is above the mean, else one minus the lower tail (exact to rounding).
+    """
+    s, total = x_v + x_t, n_v + n_t
+    lo, hi = max(0, s - n_t), min(n_v, s)
+    if x_v <= lo:
+        return 1.0
+    if x_v > hi:
+        return 0.0
+
+    def pmf(k):
+        return math.exp(_log_comb(s, k) + _log_comb(total - s, n_v - k) - _log_comb(total, n_v))
+
+    def up(k):  # P(k + 1) / P(k)
+        return (s - k) * (n_v - k) / ((k + 1) * (total - s - n_v + k + 1))
+
+    upper = x_v > n_v * s / total
+    start, stop = (x_v, hi) if upper else (x_v - 1, lo)
+    term, tail, k = 1.0, 1.0, start
+    while k != stop:
+        term *= up(k) if upper else 1 / up(k - 1)
+        k += 1 if upper else -1
+        tail += term
+        if term < 1e-17 * tail:
+            break
+    mass = pmf(start) * tail
+    return min(1.0, mass) if upper else min(1.0, max(0.0, 1.0 - mass))
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+@dataclass(frozen=True)
+class Unit:
+    key: str  # topic slug, "category/subcategory" or category slug
+    name: str
+    level: str  # topic, subcategory or category
+    members: tuple[str, ...]  # topic slugs
+
+
+# topic slug -> (subcategory key, subcategory name, category key, category name)
+Tree = Mapping[str, tuple[str, str, str, str]]
+
+
+def pool_units(topics: Sequence[str], names: Mapping[str, str], tree: Tree,
+               big_enough: Callable[[tuple[str, ...]], bool]) -> tuple[list[Unit], list[str]]:
+    """Topics big enough stand alone; the rest are pooled per subcategory, and what is still too small per
+    category. Returns the units and the topics left out (too small even pooled by category)."""
+    units, small = [], []
+    for t in topics:
+        if big_enough((t,)):
+            units.append(Unit(t, names.get(t, t), "topic", (t,)))
+        else:
+            small.append(t)
+
+    def branch(t, level):
+        sub_key, sub_name, cat_key, cat_name = tree.get(t, (f"?{t}", names.get(t, t), f"?{t}", names.get(t, t)))
+        return (sub_key, sub_name) if level == "subcategory" else (cat_key, cat_name)
+
+    for level in ("subcategory", "category"):
+        groups: dict[tuple[str, str], list[str]] = {}
+        for t in small:
+            groups.setdefault(branch(t, level), []).append(t)
+        small = []
+        for (key, name), members in groups.items():
+            if len(members) > 1 and big_enough(tuple(members)):
+                units.append(Unit(key, f"{name} ({len(members)} topics pooled)", level, tuple(members)))
+            else:
+                small.extend(members)
+    return units, small
+
+
+@dataclass(frozen=True)
+class TopicEvidence:
+    topics: int  # topics with both validation and test questions
+    tested: int  # units in the Holm family
+    pooled: int  # topics tested inside a pooled unit
+    untested: int  # topics too small to test even pooled by category
+    named: list[Unit]
+
+
+def topic_evidence(counts: Mapping[str, tuple[int, int, int, int]], names: Mapping[str, str], tree: Tree,
+                   alpha: float = HOLM_ALPHA, min_counts: int = MIN_NAMED_COUNTS) -> TopicEvidence:
+    """Units where validation is significantly above test: Fisher's exact one-sided test, Holm across units.
+
+    counts: topic slug -> (correct_v, n_v, correct_t, n_t). The units depend on the question counts only (which
+    are public), never on how the model did. A unit is testable when, even at a perfect validation score, at
+    least `min_counts` test counts would give p ≤ alpha/m₀ (m₀ = the number of topics); smaller topics are
+    pooled. A unit the Holm procedure rejects is named only if at least `min_counts` test counts (0 to
+    min_counts − 1 at least) would give p ≤ alpha/m with its validation count: such a p is rejected whatever the
+    other units do, so the name is consistent with that many counts and pins none.
+    """
+    topics = [t for t, (_, nv, _, nt) in counts.items() if nv and nt]
+    if not topics:
+        return TopicEvidence(topics=0, tested=0, pooled=0, untested=0, named=[])
+
+    def sums(members):
+        xv = nv = xt = nt = 0
+        for t in members:
+            a, b, c, d = counts[t]
+            xv, nv, xt, nt = xv + a, nv + b, xt + c, nt + d
+        return xv, nv, xt, nt
+
+    def namable(x_v, n_v, n_t, threshold):
+        return n_t >= min_counts - 1 and fisher_one_sided(x_v, n_v, min_counts - 1, n_t) <= threshold
+
+    first = alpha / len(topics)
+
+    def big_enough(members):
+        _, nv, _, nt = sums(members)
+        return namable(nv, nv, nt, first)
+
+    units, left_out = pool_units(sorted(topics), names, tree, big_enough)
+    m = len(units)
+    figures = [sums(u.members) for u in units]
+    p_values = [fisher_one_sided(xv, nv, xt, nt) for xv, nv, xt, nt in figures]
+    _, rejected = holm(p_values, alpha)
+    named = [u for u, (xv, nv, _, nt), r in zip(units, figures, rejected) if r and namable(xv, nv, nt, alpha / m)]
+    return TopicEvidence(topics=len(topics), tested=m, pooled=sum(len(u.members) for u in units if u.level != "topic"),
+                         untested=len(left_out), named=sorted(named, key=lambda u: u.key))
+
+
+def strata(sizes: Mapping[str, tuple[int, int]], names: Mapping[str, str], tree: Tree,
+           min_n: int = MIN_STRATUM_N) -> list[tuple[str, ...]]:
+    """Reweighting strata from topic sizes (n_v, n_t): topics with at least `min_n` validation questions, the
+    smaller ones pooled per subcategory, then category, and whatever is left in one last stratum."""
+    topics = sorted(t for t, (nv, nt) in sizes.items() if nv and nt)
+    units, rest = pool_units(topics, names, tree, lambda members: sum(sizes[t][0] for t in members) >= min_n)
+    groups = [u.members for u in units]
+    return groups + [tuple(rest)] if rest else groups
+
+
+# --- the Ladder rule and the probe ------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
 class LadderDecision:

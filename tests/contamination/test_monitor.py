@@ -1,4 +1,5 @@
 """Δ points, flags, Holm per topic, δ₀, the Ladder rule and the history, through the real scoring path."""
+import math
 from collections import Counter
 from datetime import timedelta
 
@@ -6,8 +7,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from leaderboard.benchmarks.models import Benchmark
-from leaderboard.contamination import selectors, services
+from leaderboard.benchmarks.models import Benchmark, BenchmarkVersion
+from leaderboard.contamination import selectors, services, stats
 from leaderboard.contamination.models import DeltaPoint, LadderDecision
 from leaderboard.core.models import AuditRecord
 
@@ -20,31 +21,51 @@ def _board(client, **params):
     return {row["hub_id"]: row for row in response.json()["results"]}
 
 
+def _expected(point, p_t, delta0=0.0):
+    """What the monitor should publish for a point, worked out here from the stated method: validation
+    reweighted to the test split's topic mix over the strata of the topic sizes, the test accuracy as given."""
+    tree = selectors.topic_tree(benchmark=point.benchmark)
+    counts = point.topic_counts
+    groups = stats.strata({t: (v[2], v[4]) for t, v in counts.items()}, {}, tree)
+    rw = stats.reweight([(sum(counts[t][1] for t in g), sum(counts[t][2] for t in g), sum(counts[t][4] for t in g))
+                         for g in groups])
+    return stats.delta_from(rw.accuracy, rw.n, p_t, point.n_t, delta0, var_v=rw.variance,
+                            n_v_effective=rw.n_effective)
+
+
 def test_it_adds_a_point_once_both_splits_are_scored(client, make_run):
     make_run("org/m", "validation", 360)
     assert not DeltaPoint.objects.exists()  # no test result yet
     make_run("org/m", "test", 312)
     row = _board(client)["org/m"]
-    # validation 360/480 = 0.75, test 312/480 = 0.65: SE = sqrt((.75*.25 + .65*.35)/480) = 0.0294039
-    assert row["delta"] == -10.0 and row["se"] == 2.94
-    assert (row["ci95_low"], row["ci95_high"]) == (-15.8, -4.2)
-    assert row["z"] == -3.4 and row["flagged"] and row["delta0"] == 0.0
-    assert "3 standard errors" in row["flag_reasons"][0]
+    # validation 360/480 = 0.75, test 312/480 = 0.65. Changed on purpose (was the Wald SE 2.94, CI -15.8 to -4.2,
+    # z -3.40): the validation side is reweighted to the test split's topic mix, with a stratified Agresti–Caffo
+    # variance; the demo's splits have the same mix (6 questions per topic each), so Δ is unchanged, but the
+    # first 360 questions leave most strata all right or all wrong, and the stratified SE is the smaller one.
+    # The interval is Newcombe's.
+    expected = _expected(DeltaPoint.objects.get(), 0.65)
+    assert row["delta"] == -10.0 and row["validation_reweighted"] == 75.0 and row["delta_unweighted"] == -10.0
+    assert row["se"] == round(100 * expected.se, 2) == 2.79 and row["se"] < 2.94
+    assert (row["ci95_low"], row["ci95_high"]) == (round(100 * expected.ci95_low, 1),
+                                                   round(100 * expected.ci95_high, 1))
+    assert row["z"] == round(expected.z, 2) == -3.58 and row["flagged"] and row["delta0"] == 0.0
+    assert row["q_value"] == row["p_value"]  # a board of one model: BH changes nothing
+    assert "3 standard errors" in row["flag_reasons"][0] and "Benjamini" in row["flag_reasons"][0]
     assert row["validation"] == {"n": 480, "correct": 360, "accuracy": 75.0, "ci95_low": 70.94, "ci95_high": 78.66}
     assert row["test"]["correct"] is None and row["test"]["accuracy"] == 65.0  # sealed: 0.1 point, no count
 
 
 def test_published_figures_use_the_test_accuracy_as_published(client, make_run):
     """z, SE and the CI come from the 0.1-point test figure, so they reveal no more than it does."""
-    from leaderboard.contamination import stats
-
     make_run("org/m", "validation", 360)
     make_run("org/m", "test", 313)  # 65.208...%, published as 65.2
     row = _board(client)["org/m"]
-    published = stats.delta_from(0.75, 480, 0.652, 480)
+    point = DeltaPoint.objects.get()
+    published = _expected(point, 0.652)
     assert row["test"]["accuracy"] == 65.2 and row["delta"] == -9.8
     assert row["z"] == round(published.z, 2) and row["se"] == round(100 * published.se, 2)
-    assert row["z"] != round(stats.delta_stats(360, 480, 313, 480).z, 2)  # the exact count would differ
+    assert row["p_value"] == float(f"{published.p_lower:.3g}")
+    assert row["p_value"] != float(f"{_expected(point, 313 / 480).p_lower:.3g}")  # the exact count would differ
 
 
 def test_it_does_not_flag_a_model_at_chance_on_both_splits(client, make_run):
@@ -61,31 +82,101 @@ def test_delta0_set_by_an_admin_rejudges_the_board(client, make_run):
     benchmark = Benchmark.objects.get(slug="mobile-mmlu")
     services.delta_offset_set(benchmark=benchmark, shots=0, value=-0.02, actor=staff, reason="reference models")
     row = _board(client)["org/m"]
-    assert row["delta0"] == -2.0 and row["z"] == -2.72 and not row["flagged"]  # -0.08 / 0.0294039
+    expected = _expected(DeltaPoint.objects.get(), 0.65, delta0=-0.02)  # -0.08 / SE (was -2.72 with the Wald SE)
+    assert row["delta0"] == -2.0 and row["z"] == round(expected.z, 2) == -2.86 and not row["flagged"]
     assert AuditRecord.objects.filter(action="set-delta0", actor=staff).exists()
 
 
-def test_delta0_from_reference_models_is_their_mean_delta(make_run):
-    make_run("ref/a", "validation", 300)
-    make_run("ref/a", "test", 288)  # Δ = -12/480 = -0.025
-    make_run("ref/b", "validation", 300)
-    make_run("ref/b", "test", 296)  # Δ = -4/480
+def test_the_uncertainty_of_delta0_is_added_to_the_se(client, make_run):
+    make_run("org/m", "validation", 360)
+    make_run("org/m", "test", 312)
     staff = User.objects.create_user("ops", is_staff=True)
-    offset = services.delta_offset_from_reference(points=DeltaPoint.objects.all(), actor=staff, reason="refs")
-    assert offset.value == pytest.approx(-8 / 480)
+    benchmark = Benchmark.objects.get(slug="mobile-mmlu")
+    services.delta_offset_set(benchmark=benchmark, shots=0, value=0.0, se=0.02, actor=staff, reason="noisy refs")
+    row = _board(client)["org/m"]
+    se = _expected(DeltaPoint.objects.get(), 0.65).se
+    assert row["delta0_se"] == 2.0 and row["z"] == round(-0.1 / math.sqrt(se ** 2 + 0.02 ** 2), 2) == -2.91
+    assert not row["flagged"]  # flagged at z = -3.58 when δ₀ was taken as exact
+
+
+def test_the_splits_are_paired_within_one_benchmark_version(make_run, version):
+    from leaderboard.results.models import RunResult
+
+    make_run("org/m", "validation", 360)
+    later = BenchmarkVersion.objects.create(benchmark=version.benchmark, number=version.number + 1)
+    RunResult.objects.filter(hub_id="org/m").update(benchmark_version=later)  # as if scored on another version
+    make_run("org/m", "test", 312)
+    assert not DeltaPoint.objects.exists()
+
+
+def test_delta0_is_kept_per_benchmark_version(client, make_run, version):
+    make_run("org/m", "validation", 360)
+    make_run("org/m", "test", 312)
+    assert DeltaPoint.objects.get().benchmark_version == version
+    staff = User.objects.create_user("ops", is_staff=True)
+    benchmark = Benchmark.objects.get(slug="mobile-mmlu")
+    other = BenchmarkVersion.objects.create(benchmark=benchmark, number=version.number + 1)
+    services.delta_offset_set(benchmark=benchmark, shots=0, value=-0.05, actor=staff, reason="v+1",
+                              benchmark_version=other)
+    assert _board(client)["org/m"]["delta0"] == 0.0  # another version's δ₀ does not apply
+    services.delta_offset_set(benchmark=benchmark, shots=0, value=-0.01, actor=staff, reason="all versions")
+    assert _board(client)["org/m"]["delta0"] == -1.0  # the benchmark-wide one does
+    services.delta_offset_set(benchmark=benchmark, shots=0, value=-0.02, actor=staff, reason="this version",
+                              benchmark_version=version)
+    services.delta_offset_set(benchmark=benchmark, shots=0, value=-0.03, actor=staff, reason="all, newer")
+    assert _board(client)["org/m"]["delta0"] == -2.0  # its own version's wins over a newer benchmark-wide one
+
+
+def test_delta0_from_reference_models_is_their_mean_delta(client, make_run):
+    make_run("ref/a", "validation", 300)
+    make_run("ref/a", "test", 288)  # published 60.0: Δ = 0.600 - 0.625 = -0.025
+    make_run("ref/b", "validation", 300)
+    make_run("ref/b", "test", 296)  # 61.67%, published 61.7: Δ = 0.617 - 0.625 = -0.008
+    make_run("org/m", "validation", 300)
+    make_run("org/m", "test", 290)
+    staff = User.objects.create_user("ops", is_staff=True)
+    offset = services.delta_offset_from_reference(points=DeltaPoint.objects.filter(hub_id__startswith="ref/"),
+                                                  actor=staff, reason="refs")
+    # Changed on purpose (was the exact-count mean -8/480): each Δ is the published one (test accuracy to
+    # 0.1 point), so δ₀, which is published, holds no digit of a sealed count beyond the published figures.
+    assert offset.value == pytest.approx(-0.0165)
     assert offset.reference_models == ["ref/a@" + "a" * 40, "ref/b@" + "a" * 40]
+    a, b = (r for r in sorted(offset.reference_deltas, key=lambda r: r["model"]))
+    assert (a["delta"], b["delta"]) == (pytest.approx(-0.025), pytest.approx(-0.008))
+    # Two references: their own sampling errors (√(SE_a² + SE_b²)/2) exceed their spread (|Δa - Δb|/2).
+    assert offset.se == pytest.approx(math.sqrt(a["se"] ** 2 + b["se"] ** 2) / 2) and offset.se > 0.0085
+    board = _board(client)
+    assert board["org/m"]["delta0"] == -1.65 and board["org/m"]["delta0_se"] == round(100 * offset.se, 2)
+    # A reference model is judged against the others, never against itself.
+    assert board["ref/a"]["delta0"] == -0.8 and board["ref/a"]["delta0_se"] == round(100 * b["se"], 2)
+    assert board["ref/b"]["delta0"] == -2.5
 
 
-def test_per_topic_holm_names_only_the_topic_with_a_gap(client, make_run, questions):
-    counts = Counter(slug for _, _, slug in questions["test"])
-    target = counts.most_common(1)[0][0]
+def test_per_topic_evidence_names_only_the_unit_with_a_gap(client, make_run, questions):
+    """Changed on purpose (was: a one-sided Wald z per topic with Holm, naming a 6-question topic): with about
+    six test questions a topic cannot be significant under Holm across 80 topics (the smallest one-sided Fisher p,
+    6/6 against 0/6, is 1/924 > 0.05/80), and a Wald z per topic named a topic for 1 of 1 against 0 of 1 and
+    cried wolf on a third or more of clean models. Small topics are now pooled by subcategory (then category)
+    and tested with Fisher's exact test; the gap here spans a whole subcategory."""
+    tree = selectors.topic_tree(benchmark=Benchmark.objects.get(slug="mobile-mmlu"))
+    by_sub = Counter(tree[slug][0] for _, _, slug in questions["test"])
+    target = by_sub.most_common(1)[0][0]  # a subcategory whose small topics are pooled
     make_run("org/t", "validation", lambda i, uid, slug: True)
-    make_run("org/t", "test", lambda i, uid, slug: slug != target)
-    row = _board(client)["org/t"]
-    assert not row["flagged"]  # overall: 480/480 vs (480 - k)/480, z above -3
-    assert row["topics"]["tested"] == len(counts)
-    assert [t["topic_slug"] for t in row["topics"]["significant"]] == [target]
-    assert "delta" not in row["topics"]["significant"][0]  # per-topic sealed figures are withheld
+    make_run("org/t", "test", lambda i, uid, slug: tree[slug][0] != target)
+    topics = _board(client)["org/t"]["topics"]
+    assert topics["topics"] == 80 and topics["test"] == "fisher-exact-one-sided"
+    assert topics["pooled"] + topics["untested"] == 80 and topics["tested"] < 80  # no 6-question topic alone
+    assert [t["topic_slug"] for t in topics["significant"]] == [target]
+    named = topics["significant"][0]
+    assert named["level"] == "subcategory" and {tree[s][0] for s in named["members"]} == {target}
+    assert "delta" not in named  # per-topic sealed figures are withheld
+
+
+def test_a_gap_in_one_small_topic_is_not_named(client, make_run, questions):
+    one = questions["test"][0][2]
+    make_run("org/t", "validation", lambda i, uid, slug: True)
+    make_run("org/t", "test", lambda i, uid, slug: slug != one)
+    assert _board(client)["org/t"]["topics"]["significant"] == []
 
 
 def test_the_probe_excess_adds_to_the_evidence(client, make_run, questions, version):
@@ -172,7 +263,10 @@ def test_the_csv_has_one_row_per_model(client, make_run):
     response = client.get(reverse("api-contamination"), {"benchmark": "mobile-mmlu", "format": "csv"})
     lines = b"".join(response.streaming_content).decode().splitlines()
     assert lines[0].startswith("hub_id,revision,precision,benchmark")
-    assert lines[1].startswith("'=cmd|evil,") and ",-75.0,1.98,-78.9,-71.1,0.0,-37.95,true," in lines[1]
+    # Changed on purpose (was SE 1.98, CI -78.9 to -71.1, z -37.95): the stratified Agresti–Caffo SE is larger at
+    # a 100% validation score, and the interval is Newcombe's (Wilson limits), asymmetric near 100%.
+    assert lines[1].startswith("'=cmd|evil,") and ",-75.0,2.2,-78.7,-70.9,0.0,-34.03,true," in lines[1]
+    assert lines[0].endswith(",computed_at,validation_reweighted,delta_unweighted,delta0_se,p_value,q_value")
 
 
 def test_it_handles_unknown_benchmarks_and_models(client):
