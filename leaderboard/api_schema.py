@@ -1,7 +1,8 @@
 """OpenAPI post-processing: document the error responses DRF gives on every API.
 
 drf-spectacular documents success responses only, unless a view says more. But DRF answers
-400 (invalid query or body), 401/403 (bad credentials, not allowed), 404 (unknown object, or an
+400 (invalid query or body; and on every operation, a NUL character in the URL, refused by
+core.middleware.NulByteMiddleware), 401/403 (bad credentials, not allowed), 404 (unknown object, or an
 unknown `?format=`) and 429 (throttled), with `{"detail": ...}` (400: field -> messages) as JSON,
 or as CSV where the client asked for CSV. A client generated from the schema (or schemathesis)
 must find them documented. Responses a view documents itself are left as they are.
@@ -12,16 +13,15 @@ from rest_framework import serializers
 DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
 VALIDATION = {"type": "object", "description": "field name -> list of messages (or {'detail': message})",
               "additionalProperties": {}}
-DESCRIPTIONS = {"400": "Invalid query or request body.", "401": "Missing or invalid credentials.",
-                "403": "Not allowed.", "404": "No such object (named in the path or query), or an unknown `format`.",
+DESCRIPTIONS = {"400": "Invalid query or request body, or a NUL character (%00) in the URL.",
+                "401": "Missing or invalid credentials.", "403": "Not allowed.",
+                "404": "No such object (named in the path or query), or an unknown `format`.",
                 "429": "Throttled: retry after the number of seconds in the Retry-After header."}
 
 
 def _codes(operation):
     params = operation.get("parameters", [])
-    codes = ["429"]
-    if operation.get("requestBody") or any(p["in"] == "query" and p["name"] != "format" for p in params):
-        codes.append("400")
+    codes = ["400", "429"]  # 400: any URL with a NUL character in it (NulByteMiddleware)
     if operation.get("security"):
         codes += ["401", "403"]
     if any(p["in"] in ("path", "query") for p in params):  # an unknown object named there, or ?format=

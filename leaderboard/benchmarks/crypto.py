@@ -3,7 +3,14 @@
 Fernet (AES-128-CBC + HMAC) with keys from SEALED_ANSWER_KEYS, never SECRET_KEY:
 the GPU worker environment has neither, so untrusted model code cannot read the key.
 MultiFernet lets an operator rotate keys: encrypt with the first, decrypt with any.
+
+The same keys also key the sealed split's content hash (``sealed_hash_keys``): an HMAC with a key derived
+from each, so the hash published for the sealed split (``dataset_hash``, ``content_hash``) cannot be used to
+check guessed questions or a guessed answer key offline.
 """
+import base64
+import hashlib
+import hmac
 from functools import lru_cache
 from pathlib import Path
 
@@ -50,6 +57,20 @@ def decrypt_answer(token: bytes) -> str:
             "A sealed answer could not be decrypted with SEALED_ANSWER_KEYS; was the key rotated "
             "without keeping the old one in the list?"
         ) from None
+
+
+SPLIT_HASH_LABEL = b"mobile-mmlu-leaderboard sealed split content hash v1"
+
+
+def sealed_hash_keys() -> list[bytes]:
+    """HMAC keys for the sealed split's content hash, one per SEALED_ANSWER_KEYS entry, the current one first.
+
+    Each is derived from its Fernet key with a fixed label (never the encryption key itself); like the
+    answers, the hash can be computed only where the sealed key is (web and default worker)."""
+    keys = tuple(getattr(settings, "SEALED_ANSWER_KEYS", ()) or ())
+    _cipher(keys)  # the same checks and messages: unset, reusing SECRET_KEY, malformed
+    return [hmac.new(base64.urlsafe_b64decode(key.encode()), SPLIT_HASH_LABEL, hashlib.sha256).digest()
+            for key in keys]
 
 
 def load_or_create_key_file(path: Path) -> str:

@@ -38,7 +38,9 @@ class BenchmarkVersion(models.Model):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.PROTECT, related_name="versions")
     number = models.PositiveIntegerField()
     source_revision = models.CharField(max_length=100, blank=True, help_text="hub commit sha or tag")
-    # sha256 over the splits' hashes; split_hashes maps split → sha256 of its canonical content.
+    # sha256 over the splits' hashes; split_hashes maps split → sha256 of its canonical content, or for the
+    # sealed split an HMAC-SHA256 keyed from SEALED_ANSWER_KEYS (services.split_content_hash): published, it
+    # must not let anyone check a guessed answer key offline.
     content_hash = models.CharField(max_length=64, blank=True)
     split_hashes = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

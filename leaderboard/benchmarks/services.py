@@ -1,5 +1,6 @@
 """Writes to the question bank."""
 import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -8,7 +9,7 @@ from django.conf import settings
 from django.db import transaction
 
 from . import selectors
-from .crypto import encrypt_answer
+from .crypto import decrypt_answer, encrypt_answer, sealed_hash_keys
 from .importers.errors import BenchmarkImportError, ImportProblem, ProblemCollector
 from .importers.readers import read_answer_key, read_hub_folder, read_table_file
 from .importers.validation import clean_records
@@ -23,7 +24,7 @@ class ImportResult:
     version: int
     split: str
     questions: int
-    outcome: str  # "created", "added", "replaced", "new-version", "unchanged"
+    outcome: str  # "created", "added", "replaced", "new-version", "unchanged", "rehashed" (a legacy sealed label)
     content_hash: str
     message: str
 
@@ -32,13 +33,118 @@ def _no_progress(iterable, description="", total=None):
     return iterable
 
 
-def split_content_hash(questions) -> str:
-    """sha256 of the split's canonical content, independent of file order and encryption."""
-    digest = hashlib.sha256()
-    for question in sorted(questions, key=lambda q: q.uid):
-        digest.update(json.dumps(question.canonical(), ensure_ascii=False, separators=(",", ":")).encode())
-        digest.update(b"\n")
+def _canonical_lines(questions) -> list[bytes]:
+    return [json.dumps(question.canonical(), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+            for question in sorted(questions, key=lambda q: q.uid)]
+
+
+def _digest(lines, key: bytes | None = None) -> str:
+    digest = hmac.new(key, digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
+    for line in lines:
+        digest.update(line)
     return digest.hexdigest()
+
+
+def split_content_hash(questions, *, sealed: bool = False) -> str:
+    """The split's published content hash, independent of file order and encryption.
+
+    Open split: sha256 of its canonical content (uid, topic, text, options, answer set, MRScore, difficulty),
+    which anyone holding the open questions can recompute. Sealed split: HMAC-SHA256 of the same content with
+    a key derived from SEALED_ANSWER_KEYS (``crypto.sealed_hash_keys``), held by the web and the default
+    worker only: it still changes with any change of content, answers included, but cannot be used to check
+    a guessed answer key (or guessed questions) offline.
+    """
+    return _digest(_canonical_lines(questions), sealed_hash_keys()[0] if sealed else None)
+
+
+def split_hash_match(stored: str, questions, *, sealed: bool = False) -> str | None:
+    """Whether ``stored`` is a hash of exactly this content: "current"; "rotated" (a sealed hash under an older
+    key of SEALED_ANSWER_KEYS, still secret: as good as current); "legacy" (the unkeyed sha256 sealed splits
+    had before, which lets a guessed key be checked: to be replaced); or None (other content)."""
+    if not stored:
+        return None
+    lines = _canonical_lines(questions)
+    if not sealed:
+        return "current" if hmac.compare_digest(_digest(lines), stored) else None
+    for index, key in enumerate(sealed_hash_keys()):
+        if hmac.compare_digest(_digest(lines, key), stored):
+            return "current" if index == 0 else "rotated"
+    return "legacy" if hmac.compare_digest(_digest(lines), stored) else None
+
+
+@dataclass(frozen=True)
+class StoredQuestion:
+    """A stored question in the importer's canonical form (sealed answers decrypted: trusted side only)."""
+
+    uid: str
+    topic_key: str
+    text: str
+    options: tuple
+    answer: str
+    mrscore: float | None
+    difficulty: float | None
+
+    def canonical(self):
+        return [self.uid, self.topic_key, self.text, list(self.options), self.answer, self.mrscore, self.difficulty]
+
+
+def stored_questions(*, version: BenchmarkVersion, split: str) -> list[StoredQuestion]:
+    sealed = split in SEALED_SPLITS
+    rows = version.questions.filter(split=split).select_related("topic").order_by("uid")
+    return [StoredQuestion(q.uid, q.topic.hub_field, q.text, tuple(q.options),
+                           decrypt_answer(q.answer_sealed) if sealed else q.answer, q.mrscore, q.difficulty)
+            for q in rows.iterator(chunk_size=BULK_BATCH)]
+
+
+def _set_split_hash(version: BenchmarkVersion, split: str, new_hash: str):
+    """Store a split's hash and the version's; runs that carried the old label of the same content get the new
+    one (they measured exactly this content)."""
+    old = version.split_hashes.get(split)
+    version.split_hashes = {**version.split_hashes, split: new_hash}
+    version.content_hash = version_content_hash(version.split_hashes)
+    version.save(update_fields=["split_hashes", "content_hash"])
+    if old and old != new_hash:
+        version.runs.filter(split=split, dataset_hash=old).update(dataset_hash=new_hash)
+
+
+def split_hash_refresh(*, version: BenchmarkVersion, split: str) -> str:
+    """Recompute a split's hash from the stored questions (after an edit of a version no run has used)."""
+    if selectors.version_has_runs(version=version):
+        raise ValueError(f"{version} is pinned by evaluation runs: its content and hashes never change")
+    new_hash = split_content_hash(stored_questions(version=version, split=split), sealed=split in SEALED_SPLITS)
+    if version.split_hashes.get(split) != new_hash:
+        _set_split_hash(version, split, new_hash)
+    return new_hash
+
+
+@transaction.atomic
+def sealed_hashes_rekey(*, benchmark_slug: str | None = None) -> list[str]:
+    """Replace every legacy (unkeyed) sealed split hash by the keyed one, on versions and their runs.
+
+    Only labels change: the stored content must hash to the legacy value exactly, or the split is reported
+    and left alone. Idempotent. Returns one line per sealed split looked at."""
+    versions = BenchmarkVersion.objects.select_for_update().select_related("benchmark").order_by("benchmark", "number")
+    if benchmark_slug:
+        versions = versions.filter(benchmark__slug=benchmark_slug)
+    lines, changed = [], False
+    for version in versions:
+        for split in sorted(set(version.split_hashes) & set(SEALED_SPLITS)):
+            questions = stored_questions(version=version, split=split)
+            match = split_hash_match(version.split_hashes[split], questions, sealed=True)
+            if match == "legacy":
+                _set_split_hash(version, split, split_content_hash(questions, sealed=True))
+                changed = True
+                lines.append(f"{version} {split}: the unkeyed hash was replaced by the keyed hash (runs relabelled)")
+            elif match is None:
+                lines.append(f"{version} {split}: the stored hash matches no hash of the stored questions; left "
+                             "as it is (check SEALED_ANSWER_KEYS)")
+            else:
+                lines.append(f"{version} {split}: already keyed; nothing changed")
+    if changed:
+        from leaderboard.results.cache import results_changed
+
+        transaction.on_commit(results_changed)  # cached API responses show dataset hashes
+    return lines
 
 
 def version_content_hash(split_hashes: dict) -> str:
@@ -139,10 +245,18 @@ def _import_locked(*, benchmark_slug, split, path, revision, answers_path, progr
         raise BenchmarkImportError([ImportProblem("--benchmark", f"unknown benchmark {benchmark_slug!r}",
                                                   hint=f"known benchmarks: {known}")])
     clean = _read_questions(path, split, answers_path, selectors.topic_index(benchmark=benchmark), progress)
-    new_hash = split_content_hash(clean)
+    sealed = split in SEALED_SPLITS
+    new_hash = split_content_hash(clean, sealed=sealed)
 
     current = selectors.version_current(benchmark=benchmark)
-    if current is not None and current.split_hashes.get(split) == new_hash:
+    match = split_hash_match(current.split_hashes.get(split, ""), clean, sealed=sealed) if current else None
+    if match == "legacy":  # same content; only its published label was the unkeyed (checkable) sha256
+        _set_split_hash(current, split, new_hash)
+        return ImportResult(benchmark.slug, current.number, split, len(clean), "rehashed", current.content_hash,
+                            f"{benchmark.slug} v{current.number} {split}: identical content already imported "
+                            f"({len(clean)} questions); its unkeyed sealed hash was replaced by the keyed hash "
+                            "(runs relabelled), nothing else changed.")
+    if match:
         return ImportResult(benchmark.slug, current.number, split, len(clean), "unchanged", current.content_hash,
                             f"{benchmark.slug} v{current.number} {split}: identical content already imported "
                             f"({len(clean)} questions); nothing changed.")

@@ -1,13 +1,16 @@
-"""Middleware: probes answered before host checks, request ids, request latency metrics.
+"""Middleware: probes answered before host checks, request ids, request latency metrics, NUL refusal.
 
-Order in MIDDLEWARE: ProbeMiddleware, RequestIdMiddleware, RequestMetricsMiddleware, then Django's.
+Order in MIDDLEWARE: ProbeMiddleware, RequestIdMiddleware, RequestMetricsMiddleware, NulByteMiddleware, then
+Django's.
 """
 import logging
 import re
 import time
 import uuid
+from urllib.parse import parse_qsl, unquote_plus
 
 from django.conf import settings
+from django.http import HttpResponse, JsonResponse
 
 from .logging import request_id_var
 from .metrics import observe_request
@@ -86,3 +89,42 @@ def _route_label(request) -> str:
     if request.path_info.startswith(static_url):
         return "static"
     return "unmatched"
+
+
+NUL = "\x00"
+
+
+class NulByteMiddleware:
+    """A NUL character (``%00``) in the URL path or the query string (once decoded) is answered 400 here, naming
+    where it is, before any view runs: PostgreSQL refuses NUL in text, so a lookup with it would be a 500.
+    No hub id, slug or parameter of this site can contain it. Form fields are guarded by Django's and DRF's
+    ``ProhibitNullCharactersValidator`` on every CharField; bodies are not read here (uploads stream)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        problem = nul_problem(request)
+        if problem is None:
+            return self.get_response(request)
+        detail = f"{problem}; remove it (no page, model id or parameter of this site contains a NUL character)"
+        if request.path_info.startswith("/api/") or request.path.startswith("/api/"):
+            return JsonResponse({"code": "NUL_CHARACTER", "detail": detail, "hint": "remove %00 from the URL"},
+                                status=400)
+        return HttpResponse(f"Bad request: {detail}.\n", status=400, content_type="text/plain; charset=utf-8")
+
+
+def nul_problem(request) -> str | None:
+    """Where a NUL character is in the request's path or query string (decoded), in words, or None."""
+    if NUL in request.path or NUL in request.path_info:
+        return "the URL path contains a NUL character (%00)"
+    query = request.META.get("QUERY_STRING", "")
+    if NUL not in unquote_plus(query, errors="replace"):
+        return None  # "%2500" decodes to the text "%00", not to a NUL
+    for name, value in parse_qsl(query, keep_blank_values=True, errors="replace"):
+        if NUL in name:
+            return "a query parameter name contains a NUL character (%00)"
+        if NUL in value:
+            shown = name if name.isprintable() and len(name) <= 50 else "a parameter"
+            return f"the query parameter {shown!r} contains a NUL character (%00)"
+    return "the query string contains a NUL character (%00)"

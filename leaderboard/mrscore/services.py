@@ -300,8 +300,19 @@ def job_finalize(*, job: MRScoreJob) -> MRScoreJob:
     return job
 
 
+def job_judges_sealed(*, job: MRScoreJob) -> bool:
+    return any(split in SEALED_SPLITS for split in (job.splits or []))
+
+
 def safe_reason(*, job: MRScoreJob, exc: BaseException) -> str:
-    """An exception as a failure reason, with any sealed question text cut out."""
+    """An exception as a failure reason that leaks nothing sealed.
+
+    A job that judges the sealed split keeps the exception's type only, as a sealed evaluation run does
+    (ARCHITECTURE §6): a judge's or a library's message may quote a prompt in any form (other case or spacing,
+    a long excerpt, its options), which no scrubbing of the exact text catches. A job on open splits only
+    never sent a sealed question anywhere, so its message is kept whole (sealed texts are still cut out)."""
+    if job_judges_sealed(job=job):
+        return f"{type(exc).__name__} (details withheld: this job judges the sealed test split)"
     text = f"{exc.__class__.__name__}: {exc}"[:2000]
     for sealed in selectors.sealed_texts(job=job):
         if sealed and sealed in text:

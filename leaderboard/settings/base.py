@@ -41,6 +41,7 @@ MIDDLEWARE = [
     "leaderboard.core.middleware.ProbeMiddleware",  # /healthz, /readyz, /metrics: before host checks
     "leaderboard.core.middleware.RequestIdMiddleware",
     "leaderboard.core.middleware.RequestMetricsMiddleware",
+    "leaderboard.core.middleware.NulByteMiddleware",  # %00 in path or query: 400 before any lookup
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from leaderboard.core.admin_actions import action_with_reason
+from leaderboard.core.admin_actions import AuditedModelAdmin, action_with_reason
 from leaderboard.core.audit import audit_record
 from leaderboard.results.cache import results_changed
 
@@ -33,7 +33,9 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModelEntry)
-class ModelEntryAdmin(admin.ModelAdmin):
+class ModelEntryAdmin(AuditedModelAdmin):
+    """Edits and deletions are audited (who, when, the fields changed and why)."""
+
     list_display = ("hub_id", "params", "size_class", "model_type", "license", "flagged", "hidden")
     list_filter = ("model_type", "flagged", "hidden")
     search_fields = ("hub_id",)

@@ -82,19 +82,38 @@ class SubmissionDetailApi(APIView):
         return Response(presenters.submission_status(submission))
 
 
+class UploadTooLarge(exceptions.APIException):
+    """413 in the shape of the other refusals, raised before the request body is read."""
+
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+
+    def __init__(self, error: SubmissionError):
+        super().__init__()
+        self.detail = error.as_dict()
+
+
 class PredictionUploadApi(SubmissionThrottling, APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
+    def initial(self, request, *args, **kwargs):
+        # First of all: authentication's CSRF check reads request.POST, which parses (reads) the whole body.
+        if request.method == "POST":
+            refusal = uploads.request_too_large(request.META.get("CONTENT_LENGTH"))
+            if refusal is not None:
+                raise UploadTooLarge(refusal)
+        super().initial(request, *args, **kwargs)
+
     @extend_schema(request={"multipart/form-data": PredictionUploadInputSerializer},
-                   responses={201: SubmissionOutputSerializer, 400: ErrorSerializer, 429: ErrorSerializer})
+                   responses={201: SubmissionOutputSerializer, 400: ErrorSerializer, 413: ErrorSerializer,
+                              429: ErrorSerializer})
     def post(self, request):
         data = PredictionUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:
+        try:  # the file is read in bounded pieces there, after its declared size is checked
             submission = uploads.predictions_submit(user=request.user, name=v["name"], benchmark_slug=v["benchmark"],
-                                                    split=v["split"], data=v["file"].read(), filename=v["file"].name)
+                                                    split=v["split"], data=v["file"], filename=v["file"].name)
         except SubmissionError as exc:
             return error_response(exc)
         return Response(presenters.submission_status(submission), status=status.HTTP_201_CREATED)

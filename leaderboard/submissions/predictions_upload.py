@@ -5,7 +5,9 @@ per row (case-insensitive, surrounding spaces ignored). ``parse_predictions_csv`
 raises ``UploadError`` listing every problem it found (not just the first), each naming the row, column, id
 and fix, so one corrected upload is enough.
 
-Pure function: no Django models; the caller passes the open split's questions and the size limit.
+Pure functions: no Django models; the caller passes the open split's questions and the size limit.
+``read_upload`` reads an uploaded file in bounded pieces and refuses it (``UploadTooLarge``) from its declared
+size, or as soon as more than the limit has come in, so an oversize file is never held whole in memory.
 """
 from __future__ import annotations
 
@@ -14,6 +16,8 @@ import io
 from collections.abc import Mapping
 
 HEADER = ("question_id", "predicted_answer")
+MAX_UPLOAD_BYTES = 5_000_000  # default limit of a predictions file (settings.PREDICTIONS_UPLOAD_MAX_BYTES)
+READ_CHUNK = 64 * 1024
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 SHOW_IDS = 5  # ids listed per summary ("e.g. ...")
 SHOW_ROWS = 10  # rows listed per kind of row problem, then "... and N more"
@@ -29,6 +33,43 @@ class UploadError(ValueError):
                    + "\n".join(f"- {problem}" for problem in self.problems))
         super().__init__(message)
         self.message = message
+
+
+class UploadTooLarge(UploadError):
+    """The file is over the size limit; ``size`` is its size, or the bytes read before stopping (a lower bound)."""
+
+    def __init__(self, *, size: int, max_bytes: int, filename: str = "upload.csv", at_least: bool = False):
+        self.size, self.max_bytes = size, max_bytes
+        super().__init__([too_large(size, max_bytes, at_least=at_least)], filename=filename)
+
+
+def too_large(size: int, max_bytes: int, *, at_least: bool = False) -> str:
+    return (f"the file is {'more than ' if at_least else ''}{size:,} bytes, over the limit of {max_bytes:,} bytes; "
+            "upload only the two columns question_id,predicted_answer")
+
+
+def read_upload(upload, *, max_bytes: int = MAX_UPLOAD_BYTES, filename: str | None = None,
+                chunk_size: int = READ_CHUNK) -> bytes:
+    """The bytes of an uploaded file (a Django ``UploadedFile`` or any binary file object), read ``chunk_size``
+    bytes at a time. Refused with ``UploadTooLarge`` before any read when its declared ``size`` is over
+    ``max_bytes``, and otherwise as soon as more than ``max_bytes`` bytes have been read: at most
+    ``max_bytes + chunk_size`` bytes are ever held."""
+    filename = filename or getattr(upload, "name", None) or "upload.csv"
+    size = getattr(upload, "size", None)
+    if isinstance(size, int) and size > max_bytes:
+        raise UploadTooLarge(size=size, max_bytes=max_bytes, filename=filename)
+    try:
+        upload.seek(0)
+    except (AttributeError, OSError, ValueError):
+        pass  # a stream that cannot seek is read from where it is
+    pieces, total = [], 0
+    # read(n) in a loop, not chunks(): an in-memory upload's chunks() yields the whole file at once.
+    for piece in iter(lambda: upload.read(chunk_size), b""):
+        total += len(piece)
+        if total > max_bytes:
+            raise UploadTooLarge(size=max_bytes, max_bytes=max_bytes, filename=filename, at_least=True)
+        pieces.append(piece)
+    return b"".join(pieces)
 
 
 def _letters(options: int) -> str:
@@ -61,8 +102,7 @@ def _formula_prefix(cell: str) -> str | None:
 def _file_problem(data: bytes, max_bytes: int) -> str | None:
     """Problems that stop reading at once: size, emptiness, binary formats, encoding."""
     if len(data) > max_bytes:
-        return (f"the file is {len(data):,} bytes, over the limit of {max_bytes:,} bytes; upload only the two "
-                "columns question_id,predicted_answer")
+        return too_large(len(data), max_bytes)
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     if not body.strip():
         return f"the file is empty; it needs the header {','.join(HEADER)} and one row per question"
@@ -111,7 +151,7 @@ def _header_problems(header: list[str], questions: Mapping[str, int]) -> list[st
 
 
 def parse_predictions_csv(data: bytes, *, questions: Mapping[str, int], filename: str = "upload.csv",
-                          max_bytes: int = 5_000_000) -> dict[str, str]:
+                          max_bytes: int = MAX_UPLOAD_BYTES) -> dict[str, str]:
     """``{question uid: upper-case letter}`` for an uploaded predictions CSV, or ``UploadError``.
 
     ``questions`` maps every question id of the open split to its number of options (4 -> A-D). Every id

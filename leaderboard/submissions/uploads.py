@@ -2,7 +2,13 @@
 
 Shown as "submitted predictions", apart from the runs we evaluated. Open splits only:
 scoring a sealed split this way would turn the server into an answer oracle.
+
+The file is never read whole before its size is checked: the API refuses a request whose Content-Length is
+over the limit before the body is parsed (``request_too_large``), and the file itself is read in bounded
+pieces, refused from its declared size or as soon as more than the limit has come in (``read_upload``).
+The name is the hub id checked exactly as on submit: not trimmed.
 """
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -14,14 +20,49 @@ from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunSt
 from .errors import SubmissionError
 from .hub_ids import HubIdError, validate_hub_id
 from .models import ModelEntry, Submission, SubmissionKind
-from .predictions_upload import UploadError, parse_predictions_csv
+from .predictions_upload import MAX_UPLOAD_BYTES, UploadError, UploadTooLarge, parse_predictions_csv, read_upload
 from .services import quota_check, quota_lock
 
 CHUNK = 256
+FORM_ALLOWANCE = 64 * 1024  # bytes of a multipart request beyond the file: boundaries, headers, the other fields
+TOO_LARGE_HINT = "a predictions file has one short row per question of the open split; nothing was stored"
 
 
-def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data: bytes,
-                       filename: str = "upload.csv") -> Submission:
+class UploadTooLargeError(SubmissionError):
+    status = 413
+    code = "UPLOAD_TOO_LARGE"
+
+
+def max_upload_bytes() -> int:
+    return int(getattr(settings, "PREDICTIONS_UPLOAD_MAX_BYTES", MAX_UPLOAD_BYTES))
+
+
+def request_too_large(content_length) -> UploadTooLargeError | None:
+    """The refusal of an upload request from its Content-Length alone (before its body is read), or None."""
+    try:
+        length = int(content_length or 0)
+    except (TypeError, ValueError):
+        return None  # Django reads an unparsable Content-Length as 0: nothing of the body is read
+    limit = max_upload_bytes()
+    if length <= limit + FORM_ALLOWANCE:
+        return None
+    return UploadTooLargeError(
+        f"the upload request is {length:,} bytes, over the limit of {limit:,} bytes for the predictions file "
+        f"(plus {FORM_ALLOWANCE:,} bytes for the other form fields); upload only the two columns "
+        "question_id,predicted_answer", hint=TOO_LARGE_HINT, max_bytes=limit)
+
+
+def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data,
+                       filename: str | None = None) -> Submission:
+    """Score uploaded predictions for ``name``. ``data`` is the file: an uploaded file (read here in bounded
+    pieces, refused over the size limit) or bytes. All or nothing: a refusal stores nothing."""
+    limit = max_upload_bytes()
+    filename = filename or getattr(data, "name", None) or "upload.csv"
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        try:
+            data = read_upload(data, max_bytes=limit, filename=filename)
+        except UploadTooLarge as exc:
+            raise UploadTooLargeError(str(exc), hint=TOO_LARGE_HINT, max_bytes=limit) from None
     if split in SEALED_SPLITS:
         raise SubmissionError("the sealed test split cannot be scored from uploaded predictions",
                               hint="upload validation-split predictions; test results come from our runs only",
@@ -38,7 +79,7 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
                      .values_list("uid", "options", "topic__hub_field"))
     try:
         predicted = parse_predictions_csv(data, questions={uid: len(opts) for uid, opts, _ in questions},
-                                          filename=filename)
+                                          filename=filename, max_bytes=limit)
     except UploadError as exc:
         raise SubmissionError(str(exc), hint="fix the file and upload it again; nothing was stored",
                               code="UPLOAD_INVALID") from None
