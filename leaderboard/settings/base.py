@@ -225,6 +225,8 @@ SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 # --- Importers ---------------------------------------------------------------
 IMPORT_MAX_FILE_BYTES = env_int("IMPORT_MAX_FILE_BYTES", 200 * 1024 * 1024, minimum=1)
+# The largest predictions upload (a CSV of one split's predictions), refused before it is read.
+PREDICTIONS_UPLOAD_MAX_BYTES = env_int("PREDICTIONS_UPLOAD_MAX_BYTES", 5_000_000, minimum=1)
 
 # --- Celery ------------------------------------------------------------------
 # Embedded default: a file-system transport needs no server yet is consumed by

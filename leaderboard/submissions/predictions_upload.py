@@ -16,7 +16,7 @@ import io
 from collections.abc import Mapping
 
 HEADER = ("question_id", "predicted_answer")
-MAX_UPLOAD_BYTES = 5_000_000  # default limit of a predictions file (settings.PREDICTIONS_UPLOAD_MAX_BYTES)
+MAX_UPLOAD_BYTES = 5_000_000  # the library default; the site's limit is settings.PREDICTIONS_UPLOAD_MAX_BYTES
 READ_CHUNK = 64 * 1024
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 SHOW_IDS = 5  # ids listed per summary ("e.g. ...")

@@ -20,7 +20,7 @@ from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunSt
 from .errors import SubmissionError
 from .hub_ids import HubIdError, validate_hub_id
 from .models import ModelEntry, Submission, SubmissionKind
-from .predictions_upload import MAX_UPLOAD_BYTES, UploadError, UploadTooLarge, parse_predictions_csv, read_upload
+from .predictions_upload import UploadError, UploadTooLarge, parse_predictions_csv, read_upload
 from .services import quota_check, quota_lock
 
 CHUNK = 256
@@ -34,7 +34,7 @@ class UploadTooLargeError(SubmissionError):
 
 
 def max_upload_bytes() -> int:
-    return int(getattr(settings, "PREDICTIONS_UPLOAD_MAX_BYTES", MAX_UPLOAD_BYTES))
+    return settings.PREDICTIONS_UPLOAD_MAX_BYTES
 
 
 def request_too_large(content_length) -> UploadTooLargeError | None:
