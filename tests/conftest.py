@@ -33,6 +33,16 @@ def _empty_cache():
 
 
 @pytest.fixture
+def root(client, db):
+    """A superuser, signed in on `client` (admin pages)."""
+    from django.contrib.auth.models import User
+
+    user = User.objects.create_superuser("root", "root@example.com", "pw")
+    client.force_login(user)
+    return user
+
+
+@pytest.fixture
 def redis_broker(settings):
     """The test settings' Redis broker database, empty before and after (submissions enqueue on commit)."""
     from tests.support.lifecycle import BROKER, flush_broker

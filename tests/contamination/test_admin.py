@@ -1,7 +1,6 @@
 """δ₀ in the admin: set with a reason and audited; a bad value or a mixed set of reference points is refused
 with a message and stores nothing."""
 import pytest
-from django.contrib.auth.models import User
 from django.urls import reverse
 
 from leaderboard.benchmarks.models import Benchmark
@@ -9,13 +8,6 @@ from leaderboard.contamination.models import DeltaOffset, DeltaPoint
 from leaderboard.core.models import AuditRecord
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def root(client):
-    user = User.objects.create_superuser("root", "root@example.com", "pw")
-    client.force_login(user)
-    return user
 
 
 def test_it_sets_delta0_with_a_reason(client, root, version):

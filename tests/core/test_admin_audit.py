@@ -4,7 +4,6 @@ import json
 
 import pytest
 from django.contrib.admin.sites import site
-from django.contrib.auth.models import User
 from django.test import RequestFactory
 from django.urls import reverse
 
@@ -15,13 +14,6 @@ from leaderboard.evaluations.models import EvaluationRun
 from leaderboard.submissions.models import ModelEntry
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def root(client):
-    user = User.objects.create_superuser("root", "root@example.com", "pw")
-    client.force_login(user)
-    return user
 
 
 def records(target):
