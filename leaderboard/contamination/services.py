@@ -10,7 +10,7 @@ from django.utils import timezone
 from leaderboard.benchmarks.models import SEALED_SPLITS, Split
 from leaderboard.core.audit import audit_record
 from leaderboard.evaluations import selectors as run_selectors
-from leaderboard.evaluations.models import RunStatus
+from leaderboard.evaluations.models import UPLOAD_BACKEND, RunStatus
 from leaderboard.results.cache import results_changed
 from leaderboard.results.models import Level, ResultAggregate, RunResult
 
@@ -38,10 +38,14 @@ def _counterpart(result: RunResult) -> RunResult | None:
                                      benchmark_id=result.benchmark_id, benchmark_version_id=result.benchmark_version_id,
                                      shots=result.shots, split=other,
                                      run__status=RunStatus.SUCCEEDED, run__hidden=False)
-            .select_related("run").order_by("-scored_at", "-pk").first())
+            .exclude(run__backend=UPLOAD_BACKEND).select_related("run").order_by("-scored_at", "-pk").first())
 
 
 def delta_point_add(*, result: RunResult) -> DeltaPoint | None:
+    """The Δ point of a model revision measured on both splits by our own runs. Uploaded predictions never
+    pair with a sealed run: whoever controls the validation side could read the sealed counts off Δ."""
+    if result.run.backend == UPLOAD_BACKEND:
+        return None
     other = _counterpart(result)
     if other is None:
         return None

@@ -36,6 +36,9 @@ class FailureCode(models.TextChoices):
     INFRASTRUCTURE_ERROR = "INFRASTRUCTURE_ERROR"
 
 
+UPLOAD_BACKEND = "upload"  # a run made from uploaded predictions: never paired with a sealed run
+
+
 class EvaluationRun(models.Model):
     submission = models.ForeignKey("submissions.Submission", null=True, blank=True, on_delete=models.CASCADE,
                                    related_name="runs")

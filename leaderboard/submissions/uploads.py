@@ -15,7 +15,7 @@ from django.utils import timezone
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import SEALED_SPLITS
 from leaderboard.evaluations import services as run_services
-from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
+from leaderboard.evaluations.models import UPLOAD_BACKEND, EvaluationRun, PredictionChunk, RunStatus
 
 from .errors import SubmissionError
 from .hub_ids import HubIdError, validate_hub_id
@@ -93,7 +93,7 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
         model, _ = ModelEntry.objects.get_or_create(hub_id=name, defaults={"namespace": namespace})
         submission = Submission.objects.create(kind=SubmissionKind.PREDICTIONS, submitter=user, model=model,
                                                benchmarks=[benchmark_slug])
-        run = run_services.run_create(version=version, split=split, model_ref=name, backend="upload")
+        run = run_services.run_create(version=version, split=split, model_ref=name, backend=UPLOAD_BACKEND)
         EvaluationRun.objects.filter(pk=run.pk).update(
             submission=submission, status=RunStatus.SCORING, queue="default", started_at=timezone.now(),
             progress_done=len(rows), progress_total=len(rows), chunk_size=CHUNK)

@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from leaderboard.benchmarks.models import Question
 from leaderboard.evaluations.models import EvaluationRun
+from tests.results.conftest import make_run  # noqa: F401  (a fixture)
 
 pytestmark = pytest.mark.django_db
 
@@ -64,3 +65,15 @@ def test_it_refuses_the_sealed_split(upload, snapshot):
     before = snapshot()
     response = upload(predictions(), split="test")
     assert response.status_code == 400 and snapshot() == before
+
+
+def test_an_upload_never_pairs_with_a_sealed_run(upload, make_run):
+    """An upload under a model's name that has a sealed test run adds no Δ point: chosen validation figures
+    against Δ (or its per-topic evidence) would bisect the sealed counts."""
+    from leaderboard.contamination.models import DeltaPoint
+
+    make_run("my-org/my-model", 120, split="test", revision="")
+    assert DeltaPoint.objects.count() == 0
+    response = upload(predictions())
+    assert response.status_code == 201, response.content
+    assert DeltaPoint.objects.count() == 0
