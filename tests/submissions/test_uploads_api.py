@@ -72,7 +72,7 @@ def test_an_upload_never_pairs_with_a_sealed_run(upload, make_run):
     against Δ (or its per-topic evidence) would bisect the sealed counts."""
     from leaderboard.contamination.models import DeltaPoint
 
-    make_run("my-org/my-model", 120, split="test", revision="")
+    make_run("my-org/my-model", 120, split="test", revision="", precision="auto")  # what an upload records
     assert DeltaPoint.objects.count() == 0
     response = upload(predictions())
     assert response.status_code == 201, response.content
