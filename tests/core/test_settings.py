@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from leaderboard.settings.env import env_bool, env_choice, env_int, env_list
+from leaderboard.settings.env import env_bool, env_choice, env_float, env_int, env_list
 
 REPO = Path(__file__).resolve().parents[2]
 PRODUCTION_ENV = {
@@ -40,6 +40,8 @@ def test_it_reads_typed_values(monkeypatch):
     (lambda: env_int("X", 1), "ten", "X='ten' is not an integer"),
     (lambda: env_int("X", 1, minimum=5), "2", "X=2 must be at least 5"),
     (lambda: env_choice("X", "a", ("a", "b")), "c", "X='c' is not supported; use one of a, b"),
+    (lambda: env_float("X", 0.0, minimum=0.0, maximum=1.0), "half", "X='half' is not a number"),
+    (lambda: env_float("X", 0.0, minimum=0.0, maximum=1.0), "1.5", "X=1.5 must be between 0.0 and 1.0"),
 ])
 def test_it_handles_malformed_values(monkeypatch, reader, value, message):
     monkeypatch.setenv("X", value)
