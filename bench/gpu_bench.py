@@ -51,7 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from evaluator.backends import create_backend  # noqa: E402
 from evaluator.demo_models import DEMO_TOPICS, build_demo_tokenizer, build_tiny_random, generate_demo_questions  # noqa: E402
-from evaluator.prompts import exemplar_shots, get_template, select_exemplars  # noqa: E402
+from evaluator.prompts import render_questions  # noqa: E402
 from evaluator.scoring import decide_letters  # noqa: E402
 
 MOBILE_MMLU_QUESTIONS = 16_186
@@ -66,9 +66,7 @@ SHAPES = {  # Llama configs; "7b" is the Llama-3-8B / Mistral-7B body
 # -- prompts, timing, FLOPs (device-independent helpers) ---------------------------------------------
 def render_prompts(questions, dev, shots: int) -> list[str]:
     """As the engine renders them: header, the topic's `shots` dev exemplars, then the question."""
-    tmpl = get_template(TEMPLATE)
-    cache = {t: exemplar_shots(select_exemplars(dev, t, shots)) for t in {q.topic for q in questions}}
-    return [tmpl.render(q.question, q.options, cache[q.topic]) for q in questions]
+    return render_questions(questions, template=TEMPLATE, shots=shots, dev_questions=dev)
 
 
 def chunks(items: list, size: int) -> list[list]:

@@ -10,7 +10,7 @@ from typing import Sequence
 from .backends import BackendError, available_backends, create_backend
 from .efficiency import fixed_sample, measure_efficiency
 from .engine import MODES, run_evaluation
-from .prompts import TEMPLATES, exemplar_shots, get_template, select_exemplars
+from .prompts import TEMPLATES, get_template, render_questions
 from .questions import QuestionFileError, load_questions
 from .variants import VariantError, parse_variants
 
@@ -57,9 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         kwargs = {"revision": args.revision, "dtype": args.dtype, "seed": args.seed, "batch_size": args.batch_size,
                   "device": args.device}
         if args.backend == "vllm":  # size the engine's context to these prompts, not the model's maximum
-            tmpl = get_template(args.template)
-            shots = {t: exemplar_shots(select_exemplars(dev or (), t, args.shots)) for t in {q.topic for q in questions}}
-            kwargs.update(sizing_prompts=[tmpl.render(q.question, q.options, shots[q.topic]) for q in questions],
+            kwargs.update(sizing_prompts=render_questions(questions, template=args.template, shots=args.shots,
+                                                          dev_questions=dev),
                           max_new_tokens=args.max_new_tokens if args.mode == "generate" else 1,
                           use_chat_template=args.chat_template)
         backend = create_backend(args.backend, args.model, **kwargs)

@@ -16,7 +16,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from .backends.base import Backend
 from .metrics import summarize
-from .prompts import exemplar_shots, get_template, select_exemplars, template_hash
+from .prompts import get_template, select_exemplars, template_hash, topic_shots
 from .questions import Question
 from .scoring import decide_letters, extract_answer, is_correct
 from .variants import VARIANTS, VariantView, make_view, parse_variants, variant_applies
@@ -194,9 +194,7 @@ def run_evaluation(
     if expected_fingerprint and plan.fingerprint != expected_fingerprint:
         raise PlanMismatch(f"the plan's fingerprint {plan.fingerprint[:12]} is not the run's "
                            f"{expected_fingerprint[:12]}: the questions or settings changed since the run was made")
-    # Exemplars per topic, chosen once: every question of a topic shares the same prefix.
-    shot_cache = {t: exemplar_shots(select_exemplars(dev_questions or (), t, shots))
-                  for t in sorted({q.topic for q in questions})}
+    shot_cache = topic_shots(questions, dev_questions, shots)
 
     def prompt_for(item: WorkItem) -> str:
         return tmpl.render(item.question.question, item.view.options, shot_cache[item.question.topic])

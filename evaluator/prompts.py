@@ -97,3 +97,18 @@ def select_exemplars(dev_questions: Sequence[Question], topic: str, k: int) -> l
 def exemplar_shots(exemplars: Sequence[Question]) -> list[tuple[str, tuple[str, ...], str]]:
     """Exemplars in their original option order, shown with their (first) correct letter."""
     return [(q.question, q.options, sorted(q.answer)[0]) for q in exemplars]  # type: ignore[arg-type]
+
+
+def topic_shots(questions: Sequence[Question], dev_questions: Sequence[Question] | None,
+                k: int) -> dict[str, list[tuple[str, tuple[str, ...], str]]]:
+    """Each topic's exemplars, chosen once: every question of a topic shares the same few-shot prefix."""
+    return {t: exemplar_shots(select_exemplars(dev_questions or (), t, k))
+            for t in sorted({q.topic for q in questions})}
+
+
+def render_questions(questions: Sequence[Question], *, template: str, shots: int = 0,
+                     dev_questions: Sequence[Question] | None = None) -> list[str]:
+    """Each question once, in its original option order, after its topic's exemplars (context sizing, benches)."""
+    tmpl = get_template(template)
+    by_topic = topic_shots(questions, dev_questions, shots)
+    return [tmpl.render(q.question, q.options, by_topic[q.topic]) for q in questions]

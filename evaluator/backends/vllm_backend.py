@@ -23,6 +23,7 @@ interpreter waits for them at exit.
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
 import math
 import time
@@ -219,19 +220,19 @@ class VLLMBackend:
                 for o in outputs]
 
     # -- efficiency ------------------------------------------------------------
+    @functools.cached_property
     def _weights(self) -> tuple[int, int] | None:
+        """(parameters, bytes) from the checkpoint's safetensors headers, read once."""
         try:
             return checkpoint.safetensors_totals(checkpoint.model_folder(self.model_id, self.revision))
         except Exception:  # noqa: BLE001 - a figure for the card, never a reason to fail the run
             return None
 
     def param_count(self) -> int | None:
-        totals = self._weights()
-        return totals[0] if totals else None
+        return self._weights[0] if self._weights else None
 
     def weight_bytes(self) -> int | None:
-        totals = self._weights()
-        return totals[1] if totals else None
+        return self._weights[1] if self._weights else None
 
     @property
     def peak_memory_kind(self) -> str:

@@ -27,7 +27,7 @@ from django.db import close_old_connections, connection, transaction
 
 from evaluator.backends import create_backend
 from evaluator.precisions import resolve_load
-from evaluator.prompts import get_template
+from evaluator.prompts import render_questions
 
 from leaderboard.benchmarks.models import SEALED_SPLITS
 
@@ -277,14 +277,9 @@ def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = No
 def _sizing_prompts(run: EvaluationRun) -> list[str]:
     """Each question once, original order, with its topic's exemplars: the lengths the context must hold
     (answer-order variants differ by a few tokens, covered by the backend's margin)."""
-    from evaluator.prompts import exemplar_shots, select_exemplars
-
     version = run.benchmark_version
-    questions = selectors.engine_questions(version=version, split=run.split)
-    dev = selectors.dev_exemplars(version=version) if run.shots else ()
-    tmpl = get_template(run.template)
-    shots = {t: exemplar_shots(select_exemplars(dev, t, run.shots)) for t in {q.topic for q in questions}}
-    return [tmpl.render(q.question, q.options, shots[q.topic]) for q in questions]
+    return render_questions(selectors.engine_questions(version=version, split=run.split), template=run.template,
+                            shots=run.shots, dev_questions=selectors.dev_exemplars(version=version) if run.shots else None)
 
 
 def _limit_cpu_threads(device: str):

@@ -19,8 +19,8 @@ from evaluator.prompts import get_template, template_hash
 from evaluator.variants import parse_variants
 
 from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
-from leaderboard.core.text import pg_json
 from leaderboard.contamination import services as contamination_services
+from leaderboard.core.text import pg_json
 from leaderboard.results import services as results_services
 
 from . import selectors
@@ -31,12 +31,12 @@ from .models import EvaluationRun, PredictionChunk, RunStatus
 ANSWER_DEPENDENT_VARIANTS = frozenset({"fixed-A", "fixed-B", "fixed-C", "fixed-D"})
 DEFAULT_CHUNK_SIZE = 256
 CHUNK_SIZES = {"vllm": 2048}  # per backend, where RUN_CHUNK_SIZE leaves it to the backend
+GENERATE_TOKENS = 32  # generation mode's max_new_tokens (run_evaluation's default)
+LIBRARIES = ("torch", "transformers", "tokenizers", "vllm", "Django")
 
 
 def chunk_size_for(backend_name: str, configured: int = 0) -> int:
     return configured or CHUNK_SIZES.get(backend_name, DEFAULT_CHUNK_SIZE)
-GENERATE_TOKENS = 32  # generation mode's max_new_tokens (run_evaluation's default)
-LIBRARIES = ("torch", "transformers", "tokenizers", "vllm", "Django")
 
 
 class RunConfigError(ValueError):
