@@ -27,6 +27,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI served from our static files (no CDN)
     "leaderboard.core",
     "leaderboard.benchmarks",
     "leaderboard.evaluations",
@@ -172,6 +173,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Rankings, per-topic results, MRScores and contamination figures for the Mobile-MMLU benchmark family.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/schema/ui/ loads Swagger UI from drf-spectacular-sidecar's pinned copy (with its license) in our
+    # static files: the docs work offline and never change under us, unlike a CDN's @latest.
+    "SWAGGER_UI_DIST": "SIDECAR", "SWAGGER_UI_FAVICON_HREF": "SIDECAR", "REDOC_DIST": "SIDECAR",
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
                              "leaderboard.api_schema.document_error_responses"],  # 400/401/403/404/429 bodies
     # What Django's path converters accept, so the documented parameters match the routes.
