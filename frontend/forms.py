@@ -1,4 +1,6 @@
 from django import forms
+from django.contrib.auth import get_user_model
+from django.contrib.auth.forms import UserCreationForm
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.submissions.models import ModelType, Precision
@@ -19,3 +21,17 @@ class SubmissionForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["benchmarks"].choices = [(b.slug, b.name) for b in bench_selectors.benchmark_list()]
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(label="E-mail address", help_text="we send a link to confirm it; nothing else")
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
+
+    def clean_email(self):
+        email = self.cleaned_data["email"]
+        if get_user_model().objects.filter(email__iexact=email).exists():
+            raise forms.ValidationError("An account with this e-mail address exists: sign in, or reset its password.")
+        return email

@@ -141,3 +141,70 @@ def model_hidden(*, hub_id) -> bool:
     from leaderboard.submissions.models import ModelEntry
 
     return ModelEntry.objects.filter(hub_id=hub_id, hidden=True).exists()
+
+
+# --- Submissions: the public queue, an author's own submissions --------------------------------------------------
+
+def submission_current_status(*, submission) -> str:
+    """The submission's status over its current runs, by the submissions app's rule: a run an admin re-ran is
+    history, so an old failure no longer decides the headline once its re-run succeeds."""
+    from django.db.models import Prefetch
+
+    from leaderboard.evaluations.models import EvaluationRun
+    from leaderboard.submissions import selectors as submission_selectors
+    from leaderboard.submissions.models import Submission
+
+    current = Submission.objects.prefetch_related(Prefetch("runs", queryset=EvaluationRun.objects.filter(
+        reruns__isnull=True))).get(pk=submission.pk)
+    return submission_selectors.submission_status(submission=current)
+
+
+def public_hub_id(run) -> str | None:
+    """The hub id a public page may name for a run: a submitted model's, unless the model, the submission or
+    the run is hidden. Runs an operator started by hand (no submission; their model may be a local path) and
+    uploaded predictions are not named."""
+    submission = run.submission
+    if submission is None or submission.kind != "model" or submission.hidden or run.hidden or submission.model.hidden:
+        return None
+    return submission.model.hub_id
+
+
+QUEUE_PAGE_RUNS = 200
+
+
+def run_queue(*, limit=QUEUE_PAGE_RUNS) -> list[dict]:
+    """Runs under way, then queued runs in the order they start (position per GPU queue, as
+    submissions.selectors.run_queue_position counts it), with their ETA."""
+    from leaderboard.evaluations.models import EvaluationRun, RunStatus
+    from leaderboard.submissions import selectors as submission_selectors
+
+    active = (RunStatus.RUNNING, RunStatus.SCORING, RunStatus.QUEUED)
+    runs = (EvaluationRun.objects.filter(status__in=active)
+            .select_related("submission__model", "benchmark_version__benchmark").order_by("pk"))
+    rows, positions = [], {}
+    for run in runs:
+        position = None
+        if run.status == RunStatus.QUEUED:
+            position = positions[run.queue] = positions.get(run.queue, 0) + 1
+        rows.append({"run": run, "position": position, "hub_id": public_hub_id(run),
+                     "params": run.submission.model.params if run.submission else None})
+    rows.sort(key=lambda r: (r["position"] is not None, r["run"].queue, r["position"] or 0, r["run"].pk))
+    rows = rows[:limit]
+    for row in rows:
+        row["eta_seconds"] = submission_selectors.run_eta_seconds(run=row["run"])
+    return rows
+
+
+MY_SUBMISSIONS_SHOWN = 50
+
+
+def my_submissions(*, user, limit=MY_SUBMISSIONS_SHOWN) -> tuple[list, int]:
+    """The user's newest submissions (hidden ones too: they are the author's) with the current status of each,
+    and how many there are in all."""
+    from leaderboard.submissions import selectors as submission_selectors
+
+    mine = submission_selectors.submissions_of(user=user).order_by("-created_at")
+    out = list(mine[:limit])
+    for submission in out:
+        submission.current_status = submission_current_status(submission=submission)
+    return out, mine.count()

@@ -16,5 +16,7 @@ urlpatterns = [
     path("benchmarks/<slug:slug>/", benchmarks.benchmark_detail, name="benchmark-detail"),
     path("submit/", submissions.submit, name="submit"),
     path("submissions/<int:pk>/", submissions.submission_status, name="submission-status"),
-    path("accounts/", include("django.contrib.auth.urls")),
+    path("submissions/mine/", submissions.my_submissions, name="my-submissions"),
+    path("queue/", submissions.queue, name="queue"),
+    path("accounts/", include("frontend.account_urls")),
 ]

@@ -1,5 +1,10 @@
 """Small display filters for the page templates."""
+from datetime import date, datetime, timedelta
+
 from django import template
+from django.utils import timezone
+from django.utils.html import format_html
+from django.utils.timesince import timesince
 
 register = template.Library()
 
@@ -13,3 +18,29 @@ def params(value):
     if value >= 1_000_000_000:
         return f"{value / 1e9:.{0 if value >= 1e10 else 1}f}B"
     return f"{round(value / 1e6)}M"
+
+
+@register.filter
+def when(value):
+    """A timestamp for people: "5 minutes ago" within a day, else "24 Nov 2026, 14:05 UTC" (a date alone:
+    "24 Nov 2026"), in a <time> element that keeps the exact moment for machines and in its tooltip."""
+    if value in (None, ""):
+        return "–"
+    if isinstance(value, str):
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+    if not isinstance(value, datetime):  # a date
+        return format_html('<time datetime="{}">{}</time>', value.isoformat(), _day(value))
+    value = timezone.localtime(value, timezone.get_fixed_timezone(0)) if timezone.is_aware(value) else value
+    exact = f"{_day(value)}, {value:%H:%M} UTC"
+    age = timezone.now() - value if timezone.is_aware(value) else None
+    text = f"{timesince(value, depth=1)} ago" if age is not None and timedelta(0) <= age < timedelta(days=1) else exact
+    if age is not None and age < timedelta(minutes=1):
+        text = "just now"
+    return format_html('<time datetime="{}" title="{}">{}</time>', value.isoformat(timespec="seconds"), exact, text)
+
+
+def _day(value: date) -> str:
+    return f"{value.day} {value:%b %Y}"

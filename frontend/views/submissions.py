@@ -1,5 +1,5 @@
-"""Submit form and submission status page: the same services and presenters as the API."""
-from django.contrib.auth.decorators import login_required
+"""Submit form, submission status, my submissions and the public queue: the same services and presenters as
+the API, in plain words (payloads/submissions.py)."""
 from django.shortcuts import get_object_or_404, redirect, render
 
 from leaderboard.submissions import presenters, services
@@ -7,7 +7,10 @@ from leaderboard.submissions.errors import SubmissionError
 from leaderboard.submissions.hub_ids import HubIdError, validate_hub_id, validate_revision
 from leaderboard.submissions.models import Submission
 
+from .. import selectors
 from ..forms import SubmissionForm
+from ..payloads import submissions as words
+from .accounts import account_needed
 
 # Which field a refusal belongs to, so it is shown next to it; the rest are shown above the form.
 FIELD_OF_CODE = {"INVALID_ID": "hub_id", "MODEL_NOT_FOUND": "hub_id", "GATED": "hub_id", "PRIVATE": "hub_id",
@@ -32,8 +35,12 @@ def _format_errors(form, data) -> bool:
     return ok
 
 
-@login_required
 def submit(request):
+    if not request.user.is_authenticated:
+        return account_needed(request, title="Submit a model", why=(
+            "Submitting needs an account: each evaluation takes GPU time, so submissions are limited per account "
+            "and per hub namespace (5 in 7 days), and the account is where you follow your runs and get told "
+            "when they end."))
     form = SubmissionForm(request.POST or None)
     if request.method == "POST" and form.is_valid() and _format_errors(form, form.cleaned_data):
         data = form.cleaned_data
@@ -69,19 +76,32 @@ FAILURE_ADVICE = {
 }
 
 
-def _eta_text(seconds):
-    if seconds is None:
-        return None
-    return f"about {round(seconds)} s" if seconds < 90 else f"about {round(seconds / 60)} min"
-
-
 def submission_status(request, pk):
     submission = get_object_or_404(Submission.objects.select_related("model"), pk=pk, hidden=False)
     status = presenters.submission_status(submission)
-    positions = [r["queue_position"] for r in status["runs"] if r["queue_position"]]
-    etas = [r["eta_seconds"] for r in status["runs"] if r["eta_seconds"] is not None]
+    groups = words.grouped_runs(status["runs"])
     failures = [{"run": r, "advice": FAILURE_ADVICE.get(r["failure"]["code"], "Submit again or ask an admin.")}
-                for r in status["runs"] if r["failure"]]
+                for g in groups for r in g["current"] if r["failure"] and r["done"]]
     return render(request, "frontend/submission_status.html", {
-        "status": status, "submission": submission, "queue_position": min(positions) if positions else None,
-        "eta": _eta_text(max(etas)) if etas else None, "failures": failures})
+        "status": status, "submission": submission, "groups": groups, "failures": failures,
+        "summary": words.summary(selectors.submission_current_status(submission=submission), groups)})
+
+
+def my_submissions(request):
+    if not request.user.is_authenticated:
+        return account_needed(request, title="My submissions", why=(
+            "This page lists the models you submitted and the state of their runs, so it needs you signed in."))
+    mine, total = selectors.my_submissions(user=request.user)
+    rows = [{"submission": s, "status_words": words.status_words(s.current_status),
+             "groups": words.grouped_runs(presenters.submission_status(s)["runs"])} for s in mine]
+    return render(request, "frontend/my_submissions.html", {"rows": rows, "total": total})
+
+
+def queue(request):
+    rows = selectors.run_queue()
+    for row in rows:
+        run = row["run"]
+        row.update(status_words=words.status_words(run.status), size_words=words.size_words(row["params"]),
+                   eta_words=words.eta_words(row["eta_seconds"]) or "not known yet", orders=len(run.variants) or 1,
+                   progress_words=words.progress_words(run.progress_done, run.progress_total, len(run.variants)))
+    return render(request, "frontend/queue.html", {"rows": rows, "limit": selectors.QUEUE_PAGE_RUNS})

@@ -1,6 +1,5 @@
 """Reads for submissions: quota use, duplicates, status with queue position and ETA."""
 from datetime import timedelta
-from statistics import median
 
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -54,13 +53,6 @@ def submission_status(*, submission: Submission) -> str:
     return RunStatus.CANCELLED if statuses <= {RunStatus.CANCELLED} else RunStatus.FAILED
 
 
-def _typical_run_seconds(queue):
-    recent = (EvaluationRun.objects.filter(queue=queue, status=RunStatus.SUCCEEDED, started_at__isnull=False)
-              .order_by("-finished_at").values_list("started_at", "finished_at")[:20])
-    durations = [(end - start).total_seconds() for start, end in recent if end]
-    return median(durations) if durations else None
-
-
 def run_queue_position(*, run: EvaluationRun) -> int | None:
     """1 = next to start. None once the run has started."""
     if run.status != RunStatus.QUEUED:
@@ -69,15 +61,25 @@ def run_queue_position(*, run: EvaluationRun) -> int | None:
     return ahead.count() + 1
 
 
-def run_eta_seconds(*, run: EvaluationRun, position: int | None) -> float | None:
-    typical = _typical_run_seconds(run.queue)
-    if typical is None or run.status in TERMINAL_STATUSES:
+def run_eta_seconds(*, run: EvaluationRun) -> float | None:
+    """Seconds until the run ends, None when there is nothing to time it by (evaluations/eta.py: it scales with
+    the model's size and the run's predictions, so with its answer orders). A queued run waits for the work
+    ahead of it in its queue, shared among the runs under way there, then takes its own time."""
+    from leaderboard.evaluations import eta
+
+    if run.status in TERMINAL_STATUSES:
         return None
-    if run.status == RunStatus.QUEUED:
-        busy = EvaluationRun.objects.filter(queue=run.queue, status=RunStatus.RUNNING).exists()
-        return typical * (position + (1 if busy else 0))
-    done = run.progress_done / run.progress_total if run.progress_total else 0
-    return max(0.0, typical * (1 - done))
+    pace, now = eta.queue_pace(run.queue), timezone.now()
+    if run.status != RunStatus.QUEUED:
+        return eta.remaining_seconds(run, pace, now)
+    if pace is None:
+        return None
+    running = list(EvaluationRun.objects.filter(queue=run.queue, status=RunStatus.RUNNING)
+                   .select_related("submission__model"))
+    ahead = (sum(eta.remaining_seconds(r, pace, now) for r in running)
+             + eta.waiting_work_seconds(queue=run.queue, before_pk=run.pk, pace=pace))
+    return ahead / max(len(running), 1) + eta.run_seconds(predictions=run.progress_total,
+                                                           params=eta.run_params(run), pace=pace)
 
 
 def run_progress(*, run: EvaluationRun) -> dict:
@@ -89,7 +91,7 @@ def run_progress(*, run: EvaluationRun) -> dict:
         "items_done": run.progress_done, "items_total": run.progress_total,
         "chunks_done": PredictionChunk.objects.filter(run=run).count(),
         "chunks_total": -(-run.progress_total // chunk_size) if run.progress_total else None,
-        "queue_position": position, "eta_seconds": run_eta_seconds(run=run, position=position),
+        "queue_position": position, "eta_seconds": run_eta_seconds(run=run),
     }
 
 

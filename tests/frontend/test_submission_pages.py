@@ -7,6 +7,7 @@ from django.urls import reverse
 
 from leaderboard.evaluations.models import EvaluationRun, FailureCode, RunStatus
 from leaderboard.submissions.models import Submission
+from tests.frontend.conftest import text
 from tests.support.sealed import assert_no_sealed_content
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +32,7 @@ def test_it_works(signed_in, fake_hub, tiny_model_dir):
     submission = Submission.objects.get()
     assert response.status_code == 302 and response.url == reverse("submission-status", args=[submission.pk])
     page = signed_in.get(response.url).content.decode()
-    assert "demo-org/tiny" in page and "position 1 in queue" in page and "submission_status.js" in page
+    assert "demo-org/tiny" in page and "1st in the queue" in page and "submission_status.js" in page
 
 
 def test_it_shows_the_servers_refusal_inline_and_stores_nothing(signed_in, fake_hub, snapshot):
@@ -63,9 +64,12 @@ def field_errors(response):
     return out
 
 
-def test_it_handles_anonymous_users(client, demo_loaded):
+def test_it_explains_why_it_needs_an_account(client, demo_loaded):
     response = client.get(reverse("submit"))
-    assert response.status_code == 302 and reverse("login") in response.url
+    page = text(response)
+    assert response.status_code == 200 and "Submitting needs an account" in page
+    assert f'{reverse("login")}?next=/submit/' in page and reverse("signup") in page
+    assert 'id="submit-form"' not in page
 
 
 def test_status_page_shows_failure_reason_without_sealed_content(client, signed_in, fake_hub, tiny_model_dir):
@@ -95,6 +99,6 @@ def test_status_page_has_live_progress_queue_position_and_eta(client, signed_in,
     EvaluationRun.objects.filter(pk=run.pk).update(progress_done=100, progress_total=480)
     page = client.get(reverse("submission-status", args=[submission.pk])).content.decode()
     assert f'<progress id="run-progress-{run.pk}" max="480" value="100">' in page
-    assert '<dd id="queue-position">1 (next to start)</dd>' in page and 'id="eta"' in page
-    assert 'id="failure-reason" class="failure" role="alert" hidden' in page
-    assert "pages/submission_status.js" in page and f'data-api="/api/v1/submissions/{submission.pk}/"' in page
+    assert '<dd id="queue-position">1st in the queue (nothing ahead of it)</dd>' in page and 'id="eta"' in page
+    assert 'id="failure-reason" class="failure" data-live role="alert" hidden' in page
+    assert "pages/submission_status.js" in page and 'data-done="0"' in page
