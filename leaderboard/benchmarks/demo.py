@@ -37,9 +37,11 @@ def demo_models_register(paths: dict[str, Path]):
 
     for name, path in paths.items():
         meta = json.loads((path / "demo_model.json").read_text())
-        ModelEntry.objects.update_or_create(hub_id=f"demo/{name}", defaults={
-            "namespace": "demo", "params": meta.get("params"), "model_type": "pretrained", "license": "mit",
-            "architecture": "LlamaForCausalLM"})
+        facts = {"namespace": "demo", "params": meta.get("params"), "model_type": "pretrained", "license": "mit",
+                 "architecture": "LlamaForCausalLM"}
+        # Hub ids are unique case-insensitively: an entry stored as DEMO/<name> is this one, spelling kept.
+        ModelEntry.objects.update_or_create(hub_id__iexact=f"demo/{name}", defaults=facts,
+                                            create_defaults={**facts, "hub_id": f"demo/{name}"})
 
 
 def demo_models_build(*, out_dir: Path | None = None, force: bool = False) -> dict[str, Path]:

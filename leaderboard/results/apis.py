@@ -1,6 +1,8 @@
-"""Results API: leaderboard, a model's results, its history, per-topic CSV. `?format=csv` streams CSV.
+"""Results API: leaderboard, submitted predictions, a model's results, its history, per-topic CSV. `?format=csv`
+streams CSV.
 
-Reads only the aggregate rows. Sealed (test) figures: overall accuracy to 0.1 point, nothing below.
+Reads only the aggregate rows. Sealed (test) figures: overall accuracy to 0.1 point, nothing below. Hub ids in
+paths compare case-insensitively. Uploaded predictions appear under submitted predictions only.
 """
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
@@ -14,14 +16,15 @@ from rest_framework.views import APIView
 from leaderboard.api_schema import paginated
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.mrscore.renderers import CSVRenderer
-from leaderboard.submissions.models import ModelEntry
+from leaderboard.submissions.selectors import model_entry_get
 
 from . import csv as results_csv
 from . import display, selectors
 from .cache import cached_get
 from .lm_eval_json import lm_eval_results
 from .serializers import (HistoryRowSerializer, LeaderboardQuerySerializer, LeaderboardRowSerializer,
-                          LmEvalResultsSerializer, ModelDetailSerializer, TopicsQuerySerializer)
+                          LmEvalResultsSerializer, ModelDetailSerializer, SubmittedPredictionRowSerializer,
+                          SubmittedPredictionsQuerySerializer, TopicsQuerySerializer)
 
 FORMAT_PARAM = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
 
@@ -50,24 +53,50 @@ class _Base(APIView):
                                                f"valid versions: {listed}."]})
         return version
 
+    def board_query(self, request, serializer_class):
+        """(benchmark, the other parameters with `version` resolved) from a board's query string."""
+        query = serializer_class(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        q = dict(query.validated_data)
+        benchmark = self.benchmark(q.pop("benchmark"))
+        q["version"] = self.version(benchmark, q.pop("version", None))
+        return benchmark, q
+
+    def rows_response(self, request, rows, *, serializer_class, columns, filename):
+        """A board's rows: streamed as CSV when asked for, else one LimitOffsetPagination page."""
+        if self.wants_csv(request):
+            return results_csv.streaming_csv(columns, rows, filename)
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response(serializer_class(page, many=True).data)
+
 
 class LeaderboardApi(_Base):
     @extend_schema(parameters=[LeaderboardQuerySerializer, FORMAT_PARAM],
                    responses=paginated(LeaderboardRowSerializer), operation_id="v1_leaderboard_list")
     @cached_get
     def get(self, request):
-        query = LeaderboardQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = dict(query.validated_data)
-        benchmark = self.benchmark(q.pop("benchmark"))
-        q["version"] = self.version(benchmark, q.pop("version", None))
+        benchmark, q = self.board_query(request, LeaderboardQuerySerializer)
         rows = selectors.leaderboard(benchmark=benchmark, **q)
-        if self.wants_csv(request):
-            return results_csv.streaming_csv(results_csv.LEADERBOARD_COLUMNS, rows,
-                                             f"leaderboard-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")
-        paginator = LimitOffsetPagination()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        return paginator.get_paginated_response(LeaderboardRowSerializer(page, many=True).data)
+        return self.rows_response(request, rows, serializer_class=LeaderboardRowSerializer,
+                                  columns=results_csv.LEADERBOARD_COLUMNS,
+                                  filename=f"leaderboard-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")
+
+
+class SubmittedPredictionsApi(_Base):
+    """Predictions uploaded by their models' owners and scored here: labelled "submitted predictions", never
+    ranked with (or shown as) the measured leaderboard, best first."""
+
+    @extend_schema(parameters=[SubmittedPredictionsQuerySerializer, FORMAT_PARAM],
+                   responses=paginated(SubmittedPredictionRowSerializer),
+                   operation_id="v1_leaderboard_submitted_predictions_list")
+    @cached_get
+    def get(self, request):
+        benchmark, q = self.board_query(request, SubmittedPredictionsQuerySerializer)
+        rows = selectors.submitted_predictions(benchmark=benchmark, **q)
+        return self.rows_response(request, rows, serializer_class=SubmittedPredictionRowSerializer,
+                                  columns=list(SubmittedPredictionRowSerializer().fields),
+                                  filename=f"submitted-predictions-{benchmark.slug}-{q['split']}.csv")
 
 
 def _run_payload(result):
@@ -90,9 +119,10 @@ class ModelDetailApi(_Base):
     @extend_schema(parameters=[FORMAT_PARAM], responses=ModelDetailSerializer)
     @cached_get
     def get(self, request, hub_id):
-        model = ModelEntry.objects.filter(hub_id=hub_id).first()
+        model = model_entry_get(hub_id=hub_id)
         if model is not None and model.hidden:
             raise Http404(f"No model {hub_id!r}.")
+        hub_id = model.hub_id if model else hub_id  # the board's spelling
         results = selectors.model_results(hub_id=hub_id)
         if model is None and not results:
             raise Http404(f"No model {hub_id!r}.")
@@ -111,10 +141,12 @@ class ModelHistoryApi(_Base):
     @extend_schema(parameters=[FORMAT_PARAM], responses=HistoryRowSerializer(many=True))
     @cached_get
     def get(self, request, hub_id):
-        if ModelEntry.objects.filter(hub_id=hub_id, hidden=True).exists():
+        model = model_entry_get(hub_id=hub_id)
+        if model is not None and model.hidden:
             raise Http404(f"No model {hub_id!r}.")
+        hub_id = model.hub_id if model else hub_id
         rows = selectors.model_history(hub_id=hub_id)
-        if not rows and not ModelEntry.objects.filter(hub_id=hub_id).exists():
+        if not rows and model is None:
             raise Http404(f"No model {hub_id!r}.")
         if self.wants_csv(request):
             return results_csv.streaming_csv(results_csv.HISTORY_COLUMNS, rows,
@@ -128,11 +160,7 @@ class TopicsCsvApi(_Base):
     @extend_schema(parameters=[TopicsQuerySerializer], responses={(200, "text/csv"): OpenApiTypes.STR})
     @cached_get
     def get(self, request):
-        query = TopicsQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = dict(query.validated_data)
-        benchmark = self.benchmark(q.pop("benchmark"))
-        q["version"] = self.version(benchmark, q.pop("version", None))
+        benchmark, q = self.board_query(request, TopicsQuerySerializer)
         rows = selectors.topic_table(benchmark=benchmark, **q)
         return results_csv.streaming_csv(results_csv.TOPIC_COLUMNS, rows,
                                          f"topics-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")

@@ -1,10 +1,14 @@
-"""Reads of results: leaderboard rows, a model's results, its history, per-topic tables.
+"""Reads of results: leaderboard rows, a model's results, its history, per-topic tables, and the board of
+submitted predictions.
 
-Only RunResult / ResultAggregate / ReportedResult rows are read, never prediction chunks.
+Only RunResult / ResultAggregate / ReportedResult rows are read, never prediction chunks. Runs scored from
+uploaded predictions are never measured rows: every measured view reads ``visible_results``, which leaves them
+out; they are listed by ``submitted_predictions`` alone.
 """
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.contamination import selectors as contamination
-from leaderboard.evaluations.models import RunStatus
+from leaderboard.evaluations.models import UPLOAD_BACKEND, RunStatus
+from leaderboard.submissions.models import ModelEntry
 from leaderboard.submissions.models import size_class as size_class_of
 
 from . import display
@@ -20,7 +24,7 @@ SORTS = {"rank": lambda r: (r["rank"], -(r["accuracy"] or 0), r["hub_id"]),
          "params": lambda r: (r["params"] is None, r["params"] or 0, r["hub_id"])}
 
 
-def visible_results(**filters):
+def _listed_results(**filters):
     """Succeeded, non-hidden runs' results (newest first), without sealed runs the Ladder rule did not show.
     The runs' bulky JSON (summary, probe rows) is deferred: boards list 1,000s of runs and never read it."""
     return (RunResult.objects.filter(run__status=RunStatus.SUCCEEDED, run__hidden=False, **filters)
@@ -28,6 +32,12 @@ def visible_results(**filters):
             .exclude(run_id__in=contamination.withheld_test_runs())
             .select_related("run__submission", "model", "benchmark")
             .defer("run__summary", "run__probe_rows", "run__log_excerpt").order_by("-scored_at", "-pk"))
+
+
+def visible_results(**filters):
+    """The measured results: runs we evaluated. Uploaded predictions are left out (anyone may upload figures
+    for their own models; they never stand in a model's measured row)."""
+    return _listed_results(**filters).exclude(run__backend=UPLOAD_BACKEND)
 
 
 def _attr(name):
@@ -149,8 +159,47 @@ def _reported_rows(slug, *, shots, variant):
     return out
 
 
+SUBMITTED_PREDICTIONS = "submitted predictions"  # the label of every row scored from an uploaded file
+
+
+def submitted_predictions(*, benchmark, split="validation", version=None):
+    """The board of uploaded predictions: the latest upload per model name, best first, each labelled "submitted
+    predictions" with its uploader and the measured board's display cells (accuracy, 95% interval). We scored the
+    file but did not run the model, so these rows are never ranked with (or shown as) measured rows."""
+    version = version or bench_selectors.version_current(benchmark=benchmark)
+    uploads = (_listed_results(benchmark_version=version, split=split, run__backend=UPLOAD_BACKEND)
+               .values("pk", "run_id", "hub_id", "scored_at", "primary_variant", "run__submission_id",
+                       "run__submission__submitter__username"))
+    latest, seen = [], set()
+    for r in uploads:  # newest first
+        if r["hub_id"] not in seen:
+            seen.add(r["hub_id"])
+            latest.append(r)
+    overall = {(a["result_id"], a["variant"]): (a["correct"], a["n"]) for a in ResultAggregate.objects.filter(
+        result__in=[r["pk"] for r in latest], level=Level.OVERALL).values("result_id", "variant", "correct", "n")}
+    rows = []
+    for r in latest:
+        cell = overall.get((r["pk"], r["primary_variant"]))
+        if cell is None:
+            continue
+        rows.append({"source": SUBMITTED_PREDICTIONS, "hub_id": r["hub_id"], "run_id": r["run_id"],
+                     "submission_id": r["run__submission_id"],
+                     "uploaded_by": r["run__submission__submitter__username"] or "", "scored_at": r["scored_at"],
+                     **display.cell(split=split, n=cell[1], correct=cell[0])})
+    rows.sort(key=lambda row: (-(row["accuracy"] or 0), row["hub_id"].lower()))
+    return rows
+
+
+def model_hub_id(hub_id: str) -> str:
+    """The board's spelling of a hub id (hub ids compare case-insensitively: ``DEMO/x`` is ``demo/x``), else as
+    given. Results store the model entry's spelling, so they are then found by the indexed exact match."""
+    stored = ModelEntry.objects.filter(hub_id__iexact=hub_id).values_list("hub_id", flat=True).first()
+    return stored or hub_id
+
+
 def model_results(*, hub_id):
-    return list(visible_results(hub_id=hub_id).select_related("benchmark_version", "run__benchmark_version"))
+    return list(visible_results(hub_id=model_hub_id(hub_id))
+                .select_related("benchmark_version", "run__benchmark_version"))
 
 
 def result_cells(*, result, levels=None):

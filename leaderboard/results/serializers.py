@@ -41,6 +41,24 @@ class TopicsQuerySerializer(serializers.Serializer):
                                        help_text="benchmark version number (default: the current one)")
 
 
+class SubmittedPredictionsQuerySerializer(serializers.Serializer):
+    benchmark = serializers.SlugField(default="mobile-mmlu")
+    split = serializers.ChoiceField(choices=["validation", "dev"], default="validation",
+                                    help_text="open splits only: predictions of the sealed split are never accepted")
+    version = serializers.IntegerField(min_value=1, required=False,
+                                       help_text="benchmark version number (default: the current one)")
+
+
+class SubmittedPredictionRowSerializer(_Figures):
+    source = serializers.CharField(help_text='always "submitted predictions": scored by us from a file its '
+                                             "uploader sent, not evaluated by us, never ranked with measured rows")
+    hub_id = serializers.CharField()
+    uploaded_by = serializers.CharField(help_text="the account that uploaded the file (it owns the namespace)")
+    run_id = serializers.IntegerField()
+    submission_id = serializers.IntegerField()
+    scored_at = serializers.DateTimeField()
+
+
 class LeaderboardRowSerializer(_Figures):
     rank = serializers.IntegerField(help_text="1 + models significantly better (two-proportion z-test, 95%)")
     tied = serializers.BooleanField()

@@ -1,10 +1,12 @@
+from django import forms
 from django.contrib import admin
 
-from leaderboard.core.admin_actions import AuditedModelAdmin, action_with_reason
+from leaderboard.core.admin_actions import AuditedModelAdmin, AuditReasonForm, action_with_reason
 from leaderboard.core.audit import audit_record
 from leaderboard.results.cache import results_changed
 
-from .models import CustomCodeAllowance, ModelEntry, Submission
+from .hub_ids import HubIdError, validate_namespace
+from .models import CustomCodeAllowance, ModelEntry, NamespaceGrant, Submission
 
 
 def _hide(submission, *, actor, reason):
@@ -66,3 +68,31 @@ class CustomCodeAllowanceAdmin(admin.ModelAdmin):
         super().save_model(request, obj, form, change)
         audit_record(actor=request.user, action="allow_custom_code", target=obj, reason=obj.reason,
                      hub_id=obj.hub_id, revision_sha=obj.revision_sha)
+
+
+class NamespaceGrantForm(AuditReasonForm):
+    class Meta:
+        model = NamespaceGrant
+        fields = ("user", "namespace", "reason")
+
+    def clean_namespace(self):
+        try:
+            return validate_namespace(self.cleaned_data["namespace"]).lower()
+        except HubIdError as exc:
+            raise forms.ValidationError(str(exc)) from None
+
+
+@admin.register(NamespaceGrant)
+class NamespaceGrantAdmin(AuditedModelAdmin):
+    """Let an account upload predictions under a namespace other than its username (an organisation's) and share
+    that namespace's quota. Adds, changes and deletions are audited."""
+
+    form = NamespaceGrantForm
+    list_display = ("namespace", "user", "granted_by", "reason", "created_at")
+    search_fields = ("namespace", "user__username")
+    autocomplete_fields = ("user",)
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.granted_by = request.user
+        super().save_model(request, obj, form, change)

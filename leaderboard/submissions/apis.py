@@ -105,8 +105,11 @@ class PredictionUploadApi(SubmissionThrottling, APIView):
         super().initial(request, *args, **kwargs)
 
     @extend_schema(request={"multipart/form-data": PredictionUploadInputSerializer},
-                   responses={201: SubmissionOutputSerializer, 400: ErrorSerializer, 413: ErrorSerializer,
-                              429: ErrorSerializer})
+                   responses={201: SubmissionOutputSerializer, 400: ErrorSerializer, 403: ErrorSerializer,
+                              413: ErrorSerializer, 429: ErrorSerializer},
+                   description="Scores a predictions file for a model of a namespace you own (your username, or "
+                               "one an admin granted you; else 403 NOT_NAMESPACE_OWNER). The result is listed "
+                               "under submitted predictions, never on the measured leaderboard.")
     def post(self, request):
         data = PredictionUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)

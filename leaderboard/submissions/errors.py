@@ -23,3 +23,8 @@ class DuplicateSubmission(SubmissionError):
 class QuotaExceeded(SubmissionError):
     status = 429
     code = "QUOTA_EXCEEDED"
+
+
+class NotNamespaceOwner(SubmissionError):
+    status = 403
+    code = "NOT_NAMESPACE_OWNER"

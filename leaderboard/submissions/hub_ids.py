@@ -115,6 +115,16 @@ def validate_hub_id(value: str) -> str:
     return value
 
 
+def validate_namespace(value: str) -> str:
+    """``value`` if it is a plain hub namespace (a hub id's part before '/'), else ``HubIdError``; same rules."""
+    bad = _bad_characters(value)
+    problems = [f"it contains {'; '.join(bad[:5])}"] if bad else _part_problems(value, "namespace", MAX_NAMESPACE)
+    if problems:
+        raise HubIdError(f"{value!r} is not a hub namespace: {'; '.join(problems)}. Give the part of a hub id "
+                         f"before '/', e.g. {EXAMPLE.split('/')[0]!r}", field="namespace")
+    return value
+
+
 def validate_revision(value: str | None = None) -> str:
     """A branch, tag or 40-character commit sha; ``None`` or ``""`` means ``"main"``.
 

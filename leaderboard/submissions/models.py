@@ -1,6 +1,8 @@
 """Models submitted to the leaderboard and the submissions that evaluate them."""
 from django.conf import settings
 from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Lower
 
 
 class ModelType(models.TextChoices):
@@ -28,9 +30,17 @@ def size_class(params: int | None) -> str | None:
     return "mini" if billions < 5 else "small" if billions < 13 else "medium" if billions < 50 else "large"
 
 
+def hub_namespace(hub_id: str) -> str:
+    """The namespace of a hub id, lower-case: the hub compares ids case-insensitively, and so do quotas."""
+    return hub_id.split("/")[0].lower()
+
+
 class ModelEntry(models.Model):
+    """One model on the board. Its hub id is unique case-insensitively: ``DEMO/x`` is the entry ``demo/x`` (looked
+    up with ``hub_id__iexact``, stored in the spelling of its first submission)."""
+
     hub_id = models.CharField(max_length=200, unique=True)
-    namespace = models.CharField(max_length=100, db_index=True)
+    namespace = models.CharField(max_length=100, db_index=True, help_text="lower-case")
     params = models.BigIntegerField(null=True, blank=True)
     license = models.CharField(max_length=100, blank=True)
     architecture = models.CharField(max_length=100, blank=True)
@@ -43,6 +53,7 @@ class ModelEntry(models.Model):
     class Meta:
         ordering = ["hub_id"]
         verbose_name = "model"
+        constraints = [models.UniqueConstraint(Lower("hub_id"), name="unique_model_hub_id_case_insensitive")]
 
     def __str__(self):
         return self.hub_id
@@ -63,6 +74,32 @@ class CustomCodeAllowance(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["hub_id", "revision_sha"], name="unique_allowance")]
+
+
+class NamespaceGrant(models.Model):
+    """An admin's permission for an account to upload predictions under a namespace other than its username
+    (an organisation's). Ownership is decided by ``selectors.owns_namespace`` alone."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="namespace_grants")
+    namespace = models.CharField(max_length=100, help_text="the hub namespace, stored lower-case")
+    granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["namespace", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "namespace"], name="unique_namespace_grant"),
+            models.CheckConstraint(condition=Q(namespace=Lower("namespace")), name="namespace_grant_lower_case"),
+        ]
+
+    def __str__(self):
+        return f"{self.user} may upload as {self.namespace}"
+
+    def save(self, *args, **kwargs):
+        self.namespace = self.namespace.lower()
+        super().save(*args, **kwargs)
 
 
 class SubmissionKind(models.TextChoices):

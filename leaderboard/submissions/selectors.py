@@ -1,12 +1,14 @@
-"""Reads for submissions: quota use, duplicates, status with queue position and ETA."""
+"""Reads for submissions: namespace ownership, model entries by hub id, quota use, duplicates, status with queue
+position and ETA."""
 from datetime import timedelta
 
-from django.db.models import Exists, OuterRef
+from django.contrib.auth import get_user_model
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, RunStatus
 
-from .models import Submission
+from .models import ModelEntry, NamespaceGrant, Submission
 
 ENDED_BADLY = (RunStatus.FAILED, RunStatus.CANCELLED)
 
@@ -16,12 +18,35 @@ def _alive():
     return Exists(EvaluationRun.objects.filter(submission=OuterRef("pk")).exclude(status__in=ENDED_BADLY))
 
 
+def namespace_owners(namespace: str):
+    """The accounts that own a hub namespace: the one whose username it is (case-insensitively) and those an admin
+    granted it (NamespaceGrant). The ownership rule lives here and in ``owns_namespace`` only."""
+    namespace = namespace.lower()
+    granted = NamespaceGrant.objects.filter(user=OuterRef("pk"), namespace=namespace)
+    return get_user_model().objects.filter(Q(username__iexact=namespace) | Q(Exists(granted)))
+
+
+def owns_namespace(user, namespace: str) -> bool:
+    """Whether ``user`` may act for ``namespace``: upload predictions under its models' names, and use (and be held
+    to) its quota."""
+    if user is None or not user.is_authenticated:
+        return False
+    return namespace_owners(namespace).filter(pk=user.pk).exists()
+
+
+def model_entry_get(*, hub_id: str):
+    """The model entry of a hub id, compared case-insensitively (``DEMO/x`` is ``demo/x``), or None."""
+    return ModelEntry.objects.filter(hub_id__iexact=hub_id).first()
+
+
 def quota_used(*, since, user=None, namespace=None):
+    """Live submissions since ``since``: the account's own (models and uploads alike); a namespace's are those of
+    its models made by accounts that own it, so a stranger's submissions never use up an organisation's quota."""
     qs = Submission.objects.filter(created_at__gte=since).filter(_alive())
     if user is not None:
         qs = qs.filter(submitter=user)
     if namespace is not None:
-        qs = qs.filter(model__namespace=namespace)
+        qs = qs.filter(model__namespace=namespace.lower(), submitter__in=namespace_owners(namespace))
     return qs.order_by("created_at")
 
 

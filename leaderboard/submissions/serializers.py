@@ -69,7 +69,8 @@ class ErrorSerializer(serializers.Serializer):
 class PredictionUploadInputSerializer(serializers.Serializer):
     # Not trimmed, as hub_id on submit: the name is checked exactly as sent (a trailing newline is refused).
     name = serializers.CharField(max_length=200, trim_whitespace=False,
-                                 help_text="namespace/name the predictions are for")
+                                 help_text="namespace/name the predictions are for; the namespace must be "
+                                           "yours (your username) or granted to you by an admin")
     benchmark = serializers.SlugField(default="mobile-mmlu")
     split = serializers.ChoiceField(choices=["validation", "dev"], default="validation")
     file = serializers.FileField(help_text="CSV with columns question_id,predicted_answer")

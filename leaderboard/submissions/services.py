@@ -17,7 +17,7 @@ from . import selectors
 from .errors import DuplicateSubmission, QuotaExceeded, SubmissionError
 from .hub_checks import SubmissionRefused, check_model
 from .hub_ids import HubIdError, validate_hub_id, validate_revision
-from .models import CustomCodeAllowance, ModelEntry, ModelType, Precision, Submission
+from .models import CustomCodeAllowance, ModelEntry, ModelType, Precision, Submission, hub_namespace
 
 CHAT_TEMPLATE_TYPES = (ModelType.INSTRUCT, ModelType.REASONING)
 SHA_RE = re.compile(r"[0-9a-f]{40}")  # a full commit sha, as the hub writes it
@@ -38,17 +38,37 @@ def quota_lock(*, user, namespace: str):
 
 
 def quota_check(*, user, namespace):
-    window = timedelta(days=settings.SUBMISSION_QUOTA_DAYS)
-    since = selectors.quota_window_start(settings.SUBMISSION_QUOTA_DAYS)
-    limit = settings.SUBMISSION_QUOTA
-    for scope, used in (("you", selectors.quota_used(since=since, user=user)),
-                        (f"the namespace {namespace!r}", selectors.quota_used(since=since, namespace=namespace))):
+    """Per account: every live submission of the account, models and uploaded predictions alike. Per namespace
+    (an organisation's quota): only submissions of its models by accounts that own it, and only asked of such an
+    account: a stranger neither uses up an organisation's quota nor is refused by it (their own quota holds them)."""
+    days, limit = settings.SUBMISSION_QUOTA_DAYS, settings.SUBMISSION_QUOTA
+    since = selectors.quota_window_start(days)
+    scopes = [("you already have", selectors.quota_used(since=since, user=user))]
+    if selectors.owns_namespace(user, namespace):
+        scopes.append((f"the accounts that own the namespace {namespace.lower()!r} already have",
+                       selectors.quota_used(since=since, namespace=namespace)))
+    for scope, used in scopes:
         if used.count() >= limit:
-            frees_at = used.first().created_at + window
+            frees_at = used.first().created_at + timedelta(days=days)
             raise QuotaExceeded(
-                f"{scope} already have {limit} accepted submissions in the last {settings.SUBMISSION_QUOTA_DAYS} "
-                f"days; the next slot frees up at {frees_at:%Y-%m-%d %H:%M} UTC.",
+                f"{scope} {limit} accepted submissions (models and uploaded predictions) in the last {days} days; "
+                f"the next slot frees up at {frees_at:%Y-%m-%d %H:%M} UTC.",
                 hint="failed and cancelled submissions do not count", frees_at=frees_at.isoformat())
+
+
+def model_entry_for(*, hub_id: str) -> ModelEntry:
+    """The model entry of ``hub_id``, created if new. Hub ids are compared case-insensitively: an existing entry
+    keeps the spelling it was stored with. Call inside the transaction that holds ``quota_lock``."""
+    model, _ = ModelEntry.objects.get_or_create(hub_id__iexact=hub_id, defaults={
+        "hub_id": hub_id, "namespace": hub_namespace(hub_id)})
+    return model
+
+
+def stored_spelling(hub_id: str) -> str:
+    """``hub_id`` as the board stores it when the model is known (``DEMO/x`` -> ``demo/x``), else as given: its
+    quota, duplicates, allowances and runs are then the known model's."""
+    model = selectors.model_entry_get(hub_id=hub_id)
+    return model.hub_id if model else hub_id
 
 
 def _benchmark_versions(slugs):
@@ -109,14 +129,16 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
     # Quota and duplicates first: a refused submission must not spend the shared hub token. These reads take
     # no lock (the hub is asked outside any transaction: network calls hold no locks); the same checks run
     # again under the lock below, where a concurrent submission cannot slip between check and insert.
-    namespace = hub_id.split("/")[0]
+    hub_id = stored_spelling(hub_id)
+    namespace = hub_namespace(hub_id)
     if SHA_RE.fullmatch(revision):  # a pinned sha: a duplicate is known before the hub resolves anything
-        _duplicate_check(model=ModelEntry.objects.filter(hub_id=hub_id).first(), revision_sha=revision,
+        _duplicate_check(model=selectors.model_entry_get(hub_id=hub_id), revision_sha=revision,
                          precision=precision, model_type=model_type, use_chat_template=use_chat_template,
                          benchmarks=slugs)
     quota_check(user=user, namespace=namespace)
 
-    allowed = frozenset(CustomCodeAllowance.objects.filter(hub_id=hub_id).values_list("revision_sha", flat=True))
+    allowed = frozenset(CustomCodeAllowance.objects.filter(hub_id__iexact=hub_id)
+                        .values_list("revision_sha", flat=True))
     try:
         facts = check_model(hub_id, revision, precision=precision, allow_custom_code_revisions=allowed,
                             max_params_16bit=settings.SUBMISSION_MAX_PARAMS_16BIT)
@@ -125,7 +147,7 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
 
     with transaction.atomic():
         quota_lock(user=user, namespace=namespace)
-        model, _ = ModelEntry.objects.get_or_create(hub_id=hub_id, defaults={"namespace": namespace})
+        model = model_entry_for(hub_id=hub_id)
         _duplicate_check(model=model, revision_sha=facts.revision_sha, precision=precision, model_type=model_type,
                          use_chat_template=use_chat_template, benchmarks=slugs)
         quota_check(user=user, namespace=namespace)

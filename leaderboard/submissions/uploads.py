@@ -1,7 +1,9 @@
 """Predictions uploaded as a CSV (the Mobile-MMLU portal's way), scored on the server like a run.
 
-Shown as "submitted predictions", apart from the runs we evaluated. Open splits only:
-scoring a sealed split this way would turn the server into an answer oracle.
+Shown as "submitted predictions", on a board of their own, never as a model's measured row. Open splits only:
+scoring a sealed split this way would turn the server into an answer oracle. The name must be in a namespace the
+uploader owns (``selectors.owns_namespace``): otherwise anyone could put figures, and use up a quota, under any
+model's name.
 
 The file is never read whole before its size is checked: the API refuses a request whose Content-Length is
 over the limit before the body is parsed (``request_too_large``), and the file itself is read in bounded
@@ -17,11 +19,12 @@ from leaderboard.benchmarks.models import SEALED_SPLITS
 from leaderboard.evaluations import services as run_services
 from leaderboard.evaluations.models import UPLOAD_BACKEND, EvaluationRun, PredictionChunk, RunStatus
 
-from .errors import SubmissionError
+from . import selectors
+from .errors import NotNamespaceOwner, SubmissionError
 from .hub_ids import HubIdError, validate_hub_id
-from .models import ModelEntry, Submission, SubmissionKind
+from .models import Submission, SubmissionKind, hub_namespace
 from .predictions_upload import UploadError, UploadTooLarge, parse_predictions_csv, read_upload
-from .services import quota_check, quota_lock
+from .services import model_entry_for, quota_check, quota_lock, stored_spelling
 
 CHUNK = 256
 FORM_ALLOWANCE = 64 * 1024  # bytes of a multipart request beyond the file: boundaries, headers, the other fields
@@ -71,6 +74,14 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
         name = validate_hub_id(name)
     except HubIdError as exc:
         raise SubmissionError(str(exc), code="INVALID_ID") from None
+    namespace = hub_namespace(name)
+    if not selectors.owns_namespace(user, namespace):
+        raise NotNamespaceOwner(
+            f"you cannot upload predictions for {name!r}: the namespace {namespace!r} is not yours; upload under "
+            f"your own namespace '{user.get_username()}/...', or ask an admin to grant you '{namespace}'",
+            hint="an upload names a model of your own namespace or of one granted to you; nothing was stored",
+            namespace=namespace)
+    name = stored_spelling(name)
     benchmark = bench_selectors.benchmark_get(slug=benchmark_slug)
     version = benchmark and bench_selectors.version_current(benchmark=benchmark)
     if version is None or split not in version.split_hashes:
@@ -84,13 +95,12 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
         raise SubmissionError(str(exc), hint="fix the file and upload it again; nothing was stored",
                               code="UPLOAD_INVALID") from None
 
-    namespace = name.split("/")[0]
     rows = [{"question_id": uid, "variant": "original", "topic": topic, "predicted": predicted[uid],
              "predicted_original": predicted[uid]} for uid, _, topic in questions]
     with transaction.atomic():
         quota_lock(user=user, namespace=namespace)
         quota_check(user=user, namespace=namespace)
-        model, _ = ModelEntry.objects.get_or_create(hub_id=name, defaults={"namespace": namespace})
+        model = model_entry_for(hub_id=name)
         submission = Submission.objects.create(kind=SubmissionKind.PREDICTIONS, submitter=user, model=model,
                                                benchmarks=[benchmark_slug])
         run = run_services.run_create(version=version, split=split, model_ref=name, backend=UPLOAD_BACKEND)

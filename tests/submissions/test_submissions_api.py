@@ -178,10 +178,16 @@ def test_an_over_quota_submission_makes_no_hub_request(api, fake_hub, hub_model,
     assert len(fake_hub.requests) == requests_before and snapshot() == before
 
 
-def test_an_over_quota_namespace_makes_no_hub_request_for_another_user(client, api, fake_hub, hub_model, settings):
+def test_an_over_quota_namespace_makes_no_hub_request_for_another_user(client, api, author, fake_hub, hub_model,
+                                                                      settings):
+    from leaderboard.submissions.models import NamespaceGrant
+
     settings.SUBMISSION_QUOTA = 1
+    other = User.objects.create_user("other", "other@example.com", "pw")
+    for member in (author, other):  # two accounts of the demo-org organisation share its quota
+        NamespaceGrant.objects.create(user=member, namespace="demo-org", reason="member of demo-org")
     assert api().status_code == 201
-    client.force_login(User.objects.create_user("other", "other@example.com", "pw"))
+    client.force_login(other)
     requests_before = len(fake_hub.requests)
     response = api(precision="float16")
     assert response.status_code == 429 and "demo-org" in response.json()["detail"]

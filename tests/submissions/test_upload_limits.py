@@ -32,7 +32,7 @@ def predictions():
 def form(data: bytes, **fields):
     upload = io.BytesIO(data)
     upload.name = "predictions.csv"
-    return {"name": "my-org/my-model", "benchmark": "mobile-mmlu", "split": "validation", "file": upload, **fields}
+    return {"name": "uploader/my-model", "benchmark": "mobile-mmlu", "split": "validation", "file": upload, **fields}
 
 
 def test_the_url_is_the_upload_api():

@@ -14,7 +14,12 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def upload(client, demo_loaded):
-    client.force_login(User.objects.create_user("uploader", "u@example.com", "pw"))
+    """Uploads as "uploader", whom an admin granted the namespace my-org."""
+    from leaderboard.submissions.models import NamespaceGrant
+
+    user = User.objects.create_user("uploader", "u@example.com", "pw")
+    NamespaceGrant.objects.create(user=user, namespace="my-org", reason="maintains my-org's models")
+    client.force_login(user)
 
     def post(text, **fields):
         data = {"name": "my-org/my-model", "benchmark": "mobile-mmlu", "split": "validation",
