@@ -5,6 +5,7 @@ from leaderboard.contamination import selectors as contamination_selectors
 
 CHART_ROWS = 40
 REVISION_CHARS = 12
+MIN_SERIES_POINTS = 3  # a line through fewer points is not a trend
 
 
 def page_data(*, benchmark, shots) -> tuple[dict, list[dict]]:
@@ -33,7 +34,10 @@ def summaries(data, rows) -> dict:
                         f"Δ = {worst['delta']:+.1f} points (95% interval {worst['ci95_low']} to {worst['ci95_high']}), "
                         f"z = {worst['z']}. δ₀ = {data['delta0']:+.2f} points.")
     else:
-        out["delta"] = "No model has both a validation and a sealed test result yet, so there is no Δ to show."
+        out["delta"] = ""
+        out["delta_empty"] = ("No model has both a validation and a sealed test result yet, so there is no Δ to show. "
+                              "Every submitted model is evaluated on both splits; its Δ appears here once both are "
+                              "scored.")
     h = data["history"]
     if h:
         out["history"] = (f"Mean Δ across the board on {len(h)} day{'s' if len(h) != 1 else ''} with new results: "
@@ -42,4 +46,9 @@ def summaries(data, rows) -> dict:
                           f"ageing into training data.")
     else:
         out["history"] = "No Δ history yet."
+    if len(h) < MIN_SERIES_POINTS:
+        out["history_empty"] = (
+            f"No chart of Δ over time yet: a trend needs at least {MIN_SERIES_POINTS} days with new Δ points, and "
+            f"there {'is' if len(h) == 1 else 'are'} {len(h)} so far. A day counts once a model on it has both a "
+            "validation and a sealed test result; the chart appears as more models are evaluated on both splits.")
     return out

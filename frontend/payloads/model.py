@@ -125,5 +125,9 @@ def summaries(data, robustness) -> dict:
                            f"{robustness['low']}% ({robustness['worst']}) to {robustness['high']}% "
                            f"({robustness['best']}): a spread of {robustness['spread']} points.")
     else:
-        out["variants"] = "This run evaluated one answer order only, so there is no order-robustness spread."
+        out["variants"] = ""
+        out["variants_empty"] = (
+            f"No order-robustness chart: it needs a run with at least two answer orders, and run {data['run_id']} "
+            "evaluated one. Submissions are evaluated under all nine orders (original, fixed-A to fixed-D, R1 to "
+            "R4) on the validation split: pick such a run above, or submit the model to get one.")
     return out

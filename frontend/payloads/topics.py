@@ -22,7 +22,7 @@ def extremes_summaries(data, n_topics) -> dict:
     return {
         "easiest": (f"The {len(e)} topics with the highest mean accuracy across up to {models} models, of "
                     f"{n_topics}: {e[0]['topic']} leads at {e[0]['mean']}%, the tenth is {e[-1]['topic']} at "
-                    f"{e[-1]['mean']}%. Whiskers span the lowest to the highest model."),
+                    f"{e[-1]['mean']}%. The grey band runs from the worst to the best model on each topic."),
         "hardest": (f"The {len(h)} topics with the lowest mean accuracy: {h[0]['topic']} is hardest at "
                     f"{h[0]['mean']}%, then {h[1]['topic'] if len(h) > 1 else '–'}"
                     f"{' at ' + str(h[1]['mean']) + '%' if len(h) > 1 else ''}."),

@@ -3,6 +3,8 @@ from django.http import Http404
 
 from leaderboard.benchmarks import selectors as bench_selectors
 
+from .. import selectors
+
 DEFAULT_BENCHMARK = "mobile-mmlu"
 BOARD_SPLITS = ("validation", "test")
 
@@ -29,3 +31,9 @@ def shots_from(request):
     if not raw.isdigit() or int(raw) > 25:
         raise Http404("shots must be a small whole number.")
     return int(raw)
+
+
+def shots_options(*, benchmark, shots) -> list[int]:
+    """The shots dropdown: the settings with results, and the one asked for, so ?shots=5 shows "5-shot" selected
+    (on an empty board too) instead of silently showing the first option."""
+    return sorted(set(selectors.board_shots(benchmark=benchmark)) | {shots})

@@ -7,7 +7,6 @@ from django.views.decorators.gzip import gzip_page
 
 from leaderboard.benchmarks import selectors as bench_selectors
 
-from .. import selectors
 from ..payloads import contamination as payload
 from . import common
 
@@ -20,7 +19,7 @@ def contamination(request):
     query = urlencode({"benchmark": benchmark.slug, "shots": shots, "format": "csv"})
     return render(request, "frontend/contamination.html", {
         "benchmark": benchmark, "benchmarks": bench_selectors.benchmark_list(), "shots": shots,
-        "shots_options": selectors.board_shots(benchmark=benchmark), "data": data, "rows": rows,
+        "shots_options": common.shots_options(benchmark=benchmark, shots=shots), "data": data, "rows": rows,
         "summaries": payload.summaries(data, rows),
         "csv_url": f"{reverse('api-contamination')}?{query}",
         "history_csv_url": f"{reverse('api-contamination-history')}?{query}",

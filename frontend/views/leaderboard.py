@@ -9,7 +9,6 @@ from django.views.decorators.gzip import gzip_page
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.submissions.models import ModelType, Precision
 
-from .. import selectors
 from ..payloads import leaderboard as payload
 from . import common
 from .benchmarks import benchmark_rows
@@ -30,7 +29,7 @@ def leaderboard(request, home=False):
     return render(request, "frontend/leaderboard.html", {
         "home": home, "data": data, "summary": payload.summary(data), "benchmark": benchmark,
         "benchmarks": bench_selectors.benchmark_list(), "split": split, "shots": shots,
-        "shots_options": selectors.board_shots(benchmark=benchmark), "size_classes": SIZE_CLASSES,
+        "shots_options": common.shots_options(benchmark=benchmark, shots=shots), "size_classes": SIZE_CLASSES,
         "model_types": ModelType.choices, "precisions": precisions,
         "filters": {name: request.GET.get(name, "") for name in FILTERS},
         "csv_url": f"{reverse('api-leaderboard')}?{csv_query}",

@@ -156,7 +156,7 @@ class PageRoute:
         return self.name or self.route
 
 
-AUTH_PAGES = ("login",)  # of django.contrib.auth's URLs, the ones the frontend styles
+AUTH_PAGES = ("login", "signup", "password_reset")  # of /accounts/, the pages a visitor opens without a link
 
 
 def frontend_routes() -> list[PageRoute]:
@@ -241,3 +241,26 @@ def leaderboard_path(ids: SiteIds | None = None) -> str:
             return url
     pytest.fail("no page of frontend/urls.py has table#leaderboard-table "
                 f"(pages: {[r.label for r in frontend_routes()]})")
+
+
+def axe_violations(page, impacts=("serious", "critical")) -> list[str]:
+    """axe-core (the copy bundled with axe-playwright-python; nothing is fetched) over the page: one line per
+    violation of the given impacts, naming the rule and the first offending elements."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page).response
+    return [f"axe {v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes'][:3]]}"
+            for v in results["violations"] if v["impact"] in impacts]
+
+
+def small_chart_text(page, minimum=11) -> list[str]:
+    """Text drawn inside charts smaller than `minimum` px (each distinct size once, with an example)."""
+    return page.evaluate("""(minimum) => {
+        const out = {};
+        document.querySelectorAll("div.chart text").forEach((t) => {
+            const size = parseFloat(getComputedStyle(t).fontSize);
+            if (size < minimum && t.textContent.trim() && getComputedStyle(t).display !== "none")
+                out[size] = out[size] || t.textContent.trim().slice(0, 40);
+        });
+        return Object.entries(out).map(([size, text]) => size + " px: " + text);
+    }""", minimum)

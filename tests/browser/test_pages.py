@@ -1,14 +1,15 @@
 """Every page of frontend/urls.py in headless Chromium, on a desktop (1280 px) and a phone (390 px).
 
 A page passes when it loads with no console error, uncaught exception or failed request, has one h1,
-does not scroll sideways on the phone, and every chart holds at least one Plotly trace. A screenshot
-of each page at each width goes to var/screenshots/.
+does not scroll sideways on the phone, every chart holds at least one Plotly trace and draws no text under
+11 px, and axe-core finds no serious or critical accessibility violation. A screenshot of each page at each
+width goes to var/screenshots/.
 """
 import pytest
 
-from tests.browser.harness import (OVERFLOW_TOLERANCE_PX, PHONE, WIDTHS, chart_report, frontend_routes,
-                                   horizontal_overflow, needs_chromium, new_page, page_url, screenshot_dir,
-                                   session_cookie_for, wait_for_charts)
+from tests.browser.harness import (AUTH_PAGES, OVERFLOW_TOLERANCE_PX, PHONE, WIDTHS, axe_violations, chart_report,
+                                   frontend_routes, horizontal_overflow, needs_chromium, new_page, page_url,
+                                   screenshot_dir, session_cookie_for, small_chart_text, wait_for_charts)
 
 IN_BROWSER = [pytest.mark.browser, needs_chromium, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -26,6 +27,10 @@ EXPECTED_PAGES = {
     "about / methodology": lambda r, html: "about" in r.label or "methodology" in r.label,
     "submit": lambda r, html: "submit" in r.label,
     "submission status": lambda r, html: "submission" in r.label and bool(r.params),
+    "my submissions": lambda r, html: "my-submissions" in r.label,
+    "queue": lambda r, html: r.label == "queue",
+    "sign up": lambda r, html: "signup" in r.label,
+    "password reset": lambda r, html: "password_reset" in r.label,
 }
 
 
@@ -64,7 +69,8 @@ def test_the_favicon_loads(client, demo_loaded):
 @pytest.mark.parametrize("route", [pytest.param(r, id=r.label, marks=IN_BROWSER) for r in ROUTES])
 def test_it_works(route, browser, live_server, site, author):
     url = page_url(route, site)
-    cookie = session_cookie_for(author)  # signed in, so the submit page shows its form rather than the login
+    # Signed in, so the submit page shows its form; the account pages as a signed-out visitor sees them.
+    cookie = None if route.name in AUTH_PAGES else session_cookie_for(author)
     failures = []
     for width in WIDTHS:
         page, problems = new_page(browser, live_server.url, width, session_cookie=cookie)
@@ -82,6 +88,8 @@ def test_it_works(route, browser, live_server, site, author):
                     failures.append(f"{where}: chart {chart['name']!r} has no Plotly traces ({chart['traces']})")
                 if not chart["hasHook"]:
                     failures.append(f"{where}: chart {chart['name']!r} has no data-chart attribute")
+            failures += [f"{where}: chart text of {size}" for size in small_chart_text(page)]
+            failures += [f"{where}: {v}" for v in axe_violations(page)]
             if width <= PHONE:
                 overflow = horizontal_overflow(page)
                 if overflow > OVERFLOW_TOLERANCE_PX:

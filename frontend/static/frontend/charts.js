@@ -1,20 +1,60 @@
 // Shared helpers for the page scripts (window.MMLU): the colour-blind-safe Okabe–Ito palette, Plotly
-// defaults, the page data from json_script, number formatting and HTML escaping. Loaded after Plotly.
+// defaults, the one axis rule of accuracy charts with its chance line, the page data from json_script,
+// number formatting and HTML escaping. Loaded after Plotly.
 (function () {
   "use strict";
   const palette = {blue: "#0072B2", orange: "#E69F00", green: "#009E73", vermillion: "#D55E00",
                    purple: "#CC79A7", sky: "#56B4E9", yellow: "#F0E442", black: "#000000", grey: "#5f6b77"};
   const series = [palette.blue, palette.orange, palette.green, palette.vermillion, palette.purple,
                   palette.sky, palette.black, palette.yellow];
-  // On a phone the mode bar would sit on the legend (both top right); zoom there is by pinch anyway.
-  const config = {responsive: true, displaylogo: false, modeBarButtonsToRemove: ["select2d", "lasso2d"],
-                  displayModeBar: window.matchMedia("(max-width: 600px)").matches ? false : "hover"};
+  // No mode bar: its buttons are focusable, and a focusable control inside the chart's role=img container is
+  // invisible to assistive technology (axe: nested-interactive). Zoom stays on drag, reset on double-click; the
+  // table and the CSV beside every chart carry its figures.
+  const config = {responsive: true, displaylogo: false, displayModeBar: false};
+  const MIN_FONT = 11;  // px: no chart text smaller (ticks, legends, labels inside shapes)
+  const grid = "#e5e7eb";
+
+  // One axis rule for every accuracy chart: the data (intervals included) and chance, padded, never narrower
+  // than MIN_SPAN points so sub-point noise is not blown up, within 0–100.
+  const CHANCE = 25, MIN_SPAN = 10;
+  function accuracyRange(values) {
+    const xs = values.filter((v) => v !== null && v !== undefined && isFinite(v)).concat([CHANCE]);
+    let lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
+    const pad = Math.max(2, 0.05 * (hi - lo));
+    lo -= pad; hi += pad;
+    if (hi - lo < MIN_SPAN) { const mid = (lo + hi) / 2; lo = mid - MIN_SPAN / 2; hi = mid + MIN_SPAN / 2; }
+    if (lo < 0) { hi = Math.min(100, hi - lo); lo = 0; }
+    if (hi > 100) { lo = Math.max(0, lo - (hi - 100)); hi = 100; }
+    return [lo, hi];
+  }
+
+  function accuracyAxis(values, title, extra) {
+    return Object.assign({title: {text: title || "accuracy (%)"}, range: accuracyRange(values), gridcolor: grid,
+                          zeroline: false}, extra || {});
+  }
+
+  // The 25% chance line as a labelled dashed line across an accuracy axis ("x" or "y"), merged into a layout.
+  function withChance(layout, axis) {
+    const line = {type: "line", line: {color: palette.grey, dash: "dash", width: 1.5}, layer: "below"};
+    const label = {text: "chance (25%)", showarrow: false, font: {size: MIN_FONT, color: palette.grey}};
+    if (axis === "x") {
+      Object.assign(line, {xref: "x", yref: "paper", x0: CHANCE, x1: CHANCE, y0: 0, y1: 1});
+      Object.assign(label, {xref: "x", yref: "paper", x: CHANCE, y: 0, yanchor: "bottom", xanchor: "left", xshift: 3});
+    } else {
+      Object.assign(line, {xref: "paper", yref: "y", x0: 0, x1: 1, y0: CHANCE, y1: CHANCE});
+      Object.assign(label, {xref: "paper", yref: "y", x: 1, y: CHANCE, xanchor: "right", yanchor: "bottom"});
+    }
+    layout.shapes = (layout.shapes || []).concat([line]);
+    layout.annotations = (layout.annotations || []).concat([label]);
+    return layout;
+  }
 
   function layoutWith(layout) {
     const base = {
       margin: {l: 10, r: 10, t: 10, b: 40}, font: {family: "system-ui, sans-serif", size: 12, color: "#1b1f24"},
       paper_bgcolor: "#ffffff", plot_bgcolor: "#ffffff", hoverlabel: {bgcolor: "#ffffff"},
       legend: {orientation: "h", x: 0, y: 1.01, yanchor: "bottom"},  // above the plot: clear of axis titles
+      uniformtext: {minsize: MIN_FONT, mode: "hide"},  // text inside bars and sectors: hidden rather than tiny
     };
     const out = Object.assign(base, layout || {});
     out.margin = Object.assign({l: 10, r: 10, t: 10, b: 40}, (layout || {}).margin || {});
@@ -78,5 +118,6 @@
     return window.matchMedia("(max-width: 600px)").matches;
   }
 
-  window.MMLU = {palette, series, draw, summarize, pageData, num, esc, shortLabel, wrapLabel, narrow};
+  window.MMLU = {palette, series, draw, summarize, pageData, num, esc, shortLabel, wrapLabel, narrow, MIN_FONT, grid,
+                 CHANCE, accuracyRange, accuracyAxis, withChance};
 })();

@@ -32,13 +32,14 @@
     const models = h.models.map((m) => M.shortLabel(m, narrow ? 14 : 30));
     M.draw("heatmap", [{
       type: "heatmap", z: z, x: narrow ? models : h.topics, y: narrow ? h.topics : models,
-      colorscale: "Cividis", zmin: 0, zmax: 100, xgap: 1, ygap: 1, colorbar: {title: {text: "%"}, thickness: 10},
+      colorscale: "Cividis", zmin: 0, zmax: 100, xgap: 1, ygap: 1,
+      colorbar: {title: {text: "accuracy (%)", side: "right"}, thickness: 10},
       hovertemplate: "%{y} · %{x}: %{z}%<extra></extra>",
     }], {
-      height: narrow ? 16 * h.topics.length + 160 : 160 + 34 * h.models.length,
+      height: narrow ? 18 * h.topics.length + 160 : 200 + 34 * h.models.length,
       margin: {l: 10, r: 10, t: 10, b: 10},
-      xaxis: {tickangle: -60, automargin: true, tickfont: {size: narrow ? 9 : 9}, side: narrow ? "top" : "bottom"},
-      yaxis: {automargin: true, autorange: "reversed", tickfont: {size: narrow ? 8 : 11}},
+      xaxis: {tickangle: -60, automargin: true, tickfont: {size: M.MIN_FONT}, side: narrow ? "top" : "bottom"},
+      yaxis: {automargin: true, autorange: "reversed", tickfont: {size: M.MIN_FONT}},
     });
   }
 
@@ -54,12 +55,12 @@
   traces.push(points(s.paper_mmlu, "paper: MMLU", P.vermillion, "square-open", 8));
   traces.push(points(s.paper_mobile_mmlu, "paper: Mobile-MMLU", P.orange, "diamond", 8));
   traces.push(points(chosen, "compared (measured here, " + s.benchmark + ")", P.blue, "circle", 11,
-                     {mode: "markers+text", textposition: "top center", textfont: {size: 10},
+                     {mode: "markers+text", textposition: "top center", textfont: {size: M.MIN_FONT},
                       text: chosen.map((p) => M.shortLabel(p[0].split("/").pop(), 18))}));
-  M.draw("scatter", traces, {
-    height: M.narrow() ? 380 : 460, margin: {l: 50, r: 10, t: 10, b: 50},
-    xaxis: {type: "log", title: {text: "parameters (billions, log scale)"}, gridcolor: "#e5e7eb",
+  M.draw("scatter", traces, M.withChance({
+    height: M.narrow() ? 400 : 480, margin: {l: 50, r: 10, t: 10, b: 50},
+    xaxis: {type: "log", title: {text: "parameters (billions, log scale)"}, gridcolor: M.grid,
             tickvals: [0.5, 1, 2, 3, 5, 10, 20, 30, 70, 100], ticktext: ["0.5", "1", "2", "3", "5", "10", "20", "30", "70", "100"]},
-    yaxis: {title: {text: "accuracy (%)"}, gridcolor: "#e5e7eb"},
-  });
+    yaxis: M.accuracyAxis(traces.flatMap((t) => t.y)),
+  }, "y"));
 })();

@@ -1,7 +1,7 @@
 // Contamination page. Expects #page-data (frontend/payloads/contamination.py):
 //   {benchmark, shots, delta0 (points), total,
 //    delta: [[hub_id, revision, precision, delta, ci95_low, ci95_high, z, flagged 0/1], ...] (lowest z first, ≤ 40),
-//    history: [[date, mean_delta, models], ...]}
+//    history: [[date, mean_delta, models], ...] (drawn from 3 points on)}
 (function () {
   "use strict";
   const form = document.getElementById("contamination-form");
@@ -27,28 +27,30 @@
     rows.forEach((r, i) => { r.label = labels[i]; });
     const flagged = rows.filter((r) => r[7]), clean = rows.filter((r) => !r[7]);
     const traces = [];
-    if (clean.length) traces.push(trace(clean, "not flagged", P.blue, "circle"));
-    if (flagged.length) traces.push(trace(flagged, "possible contamination", P.vermillion, "x"));
+    if (clean.length) traces.push(trace(clean, "not flagged (Δ with its 95% interval)", P.blue, "circle"));
+    if (flagged.length) traces.push(trace(flagged, "possible contamination (Δ with its 95% interval)", P.vermillion, "x"));
     M.draw("delta", traces, {
       height: Math.max(220, 80 + 24 * rows.length), margin: {l: 10, r: 16, t: 10, b: 50},
       xaxis: {title: {text: "Δ = test − validation (points)"}, zeroline: true, zerolinecolor: "#1b1f24", gridcolor: "#e5e7eb"},
       yaxis: {type: "category", categoryorder: "array", categoryarray: labels, autorange: "reversed", automargin: true},
       shapes: data.delta0 ? [{type: "line", xref: "x", yref: "paper", x0: data.delta0, x1: data.delta0, y0: 0, y1: 1,
-                              line: {color: P.grey, dash: "dot", width: 1}}] : [],
+                              line: {color: P.grey, dash: "dot", width: 1.5}}] : [],
+      annotations: data.delta0 ? [{text: "δ₀ (expected Δ)", showarrow: false, xref: "x", yref: "paper", x: data.delta0,
+                                   y: 0, yanchor: "bottom", xanchor: "left", xshift: 3,
+                                   font: {size: M.MIN_FONT, color: P.grey}}] : [],
     });
   }
 
+  // A time series needs at least three points; with fewer the server shows what is missing instead of a chart.
   const h = data.history;
-  const day = (iso, offset) => new Date(Date.parse(iso) + offset * 86400000).toISOString().slice(0, 10);
-  if (h.length) {
+  if (h.length >= 3) {
     M.draw("history", [{
       type: "scatter", mode: "lines+markers", name: "mean Δ", x: h.map((p) => p[0]), y: h.map((p) => p[1]),
       customdata: h.map((p) => p[2]), line: {color: P.blue}, marker: {color: P.blue, size: 6},
       hovertemplate: "%{x}: mean Δ %{y} points over %{customdata} models<extra></extra>",
     }], {
       height: 300, margin: {l: 50, r: 10, t: 10, b: 50}, showlegend: false,
-      xaxis: {type: "date", tickformat: "%Y-%m-%d", gridcolor: "#e5e7eb",
-              range: h.length > 1 ? undefined : [day(h[0][0], -3), day(h[0][0], 3)]},
+      xaxis: {type: "date", tickformat: "%Y-%m-%d", gridcolor: M.grid},
       yaxis: {title: {text: "mean Δ (points)"}, zeroline: true, zerolinecolor: "#1b1f24", gridcolor: "#e5e7eb"},
     });
   }

@@ -173,7 +173,9 @@
       html.push(rowHtml(r, byRank ? band : 0, start));
     });
     tbody.innerHTML = html.join("");  // only model rows in the body: an empty result is said below the table
-    document.getElementById("no-rows").hidden = rows.length > 0;
+    const none = document.getElementById("no-rows");
+    none.hidden = rows.length > 0;
+    none.textContent = emptyText();
     table.querySelectorAll("th[data-sort]").forEach((th) => {
       if (th.dataset.sort === sort.key) th.setAttribute("aria-sort", sort.dir > 0 ? "ascending" : "descending");
       else th.removeAttribute("aria-sort");
@@ -188,7 +190,7 @@
       r.label = M.shortLabel(r.hub, M.narrow() ? 22 : 40) + (seen[r.hub] > 1 ? " · " + (r.precision || r.source) : "");
     });
     const trace = (subset, name, color, symbol) => ({
-      type: "scatter", mode: "markers", name: name, x: subset.map((r) => r.acc), y: subset.map((r) => r.label),
+      type: "scatter", mode: "markers", name: name + " (95% interval)", x: subset.map((r) => r.acc), y: subset.map((r) => r.label),
       customdata: subset.map((r) => [M.esc(r.hub), r.lo === null ? "no interval" : M.num(r.lo) + "–" + M.num(r.hi), r.rank]),
       hovertemplate: "%{customdata[0]}<br>%{x}% (95%: %{customdata[1]}), rank %{customdata[2]}<extra></extra>",
       error_x: {type: "data", symmetric: false, color: color, thickness: 1.5, width: 3,
@@ -201,23 +203,31 @@
                     [top.filter((r) => r.reported), "reported by the paper", M.palette.orange, "diamond-open"]];
     const kept = groups.filter((g, i) => g[0].length || i === 0);  // the measured trace stays, even empty
     const traces = kept.map((g) => trace(g[0], g[1], g[2], g[3]));
-    M.draw("leaderboard", traces, {
+    M.draw("leaderboard", traces, M.withChance({
       height: Math.max(220, 70 + 24 * top.length),
       margin: {l: 10, r: 16, t: 10, b: 50},
-      xaxis: {title: {text: "accuracy (%)"}, zeroline: false, gridcolor: "#e5e7eb"},
+      xaxis: M.accuracyAxis(top.flatMap((r) => [r.acc, r.lo, r.hi])),
       yaxis: {type: "category", categoryorder: "array", categoryarray: top.map((r) => r.label),
               autorange: "reversed", automargin: true},
       showlegend: true,
-      annotations: top.length ? [] : [{text: "No model matches these filters", showarrow: false,
+      annotations: top.length ? [] : [{text: emptyText(), showarrow: false,
                                        xref: "paper", yref: "paper", x: 0.5, y: 0.5}],
-    });
+    }, "x"));
     return top;
+  }
+
+  // An empty board is not the filters' doing: say which it is, and how to fill it.
+  function emptyText() {
+    if (data.measured) return "No model matches these filters.";
+    return "No model has been evaluated on " + data.benchmark_name + " (" + data.split + ", " + data.shots +
+      "-shot) yet; submitted models appear here once scored." +
+      (all.length && !filters().reported ? " Tick “Show the paper's reported rows” for the paper's figures." : "");
   }
 
   function summaryText(rows, top) {
     const measured = rows.filter((r) => !r.reported).length;
     const reported = rows.length - measured;
-    if (!rows.length) return "No model matches these filters.";
+    if (!rows.length) return emptyText();
     const best = top[0];
     const first = rows.filter((r) => r.rank === 1).length;
     return rows.length + " rows shown (" + measured + " measured" + (reported ? ", " + reported + " reported by the paper" : "") +

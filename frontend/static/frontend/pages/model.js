@@ -19,48 +19,54 @@
   if (cats.length) {
     const theta = cats.map((c) => M.wrapLabel(c.name, M.narrow() ? 10 : 16));
     M.draw("radar", [{
-      type: "scatterpolar", mode: "lines+markers", fill: "toself", name: data.hub_id,
+      type: "scatterpolar", mode: "lines+markers", fill: "toself", name: "accuracy by category",
       r: cats.map((c) => c.accuracy).concat([cats[0].accuracy]), theta: theta.concat([theta[0]]),
       customdata: cats.map((c) => [c.name, c.ci95_low, c.ci95_high, c.n]).concat([[cats[0].name, cats[0].ci95_low, cats[0].ci95_high, cats[0].n]]),
       hovertemplate: "%{customdata[0]}: %{r}% (95%: %{customdata[1]}–%{customdata[2]}, n=%{customdata[3]})<extra></extra>",
       line: {color: P.blue}, marker: {color: P.blue, size: 6}, fillcolor: "rgba(0,114,178,0.15)",
+    }, {
+      type: "scatterpolar", mode: "lines", name: "chance (25%)", hoverinfo: "skip",
+      r: theta.concat([theta[0]]).map(() => M.CHANCE), theta: theta.concat([theta[0]]),
+      line: {color: P.grey, dash: "dash", width: 1.5},
     }], {
-      height: M.narrow() ? 360 : 440, margin: M.narrow() ? {l: 60, r: 60, t: 40, b: 40} : {l: 80, r: 80, t: 40, b: 40},
-      showlegend: false,
+      height: M.narrow() ? 380 : 460, margin: M.narrow() ? {l: 60, r: 60, t: 50, b: 40} : {l: 80, r: 80, t: 50, b: 40},
+      showlegend: true,
       // The radial labels sit between two categories so they never cover a category's name.
-      polar: {radialaxis: {range: [0, 100], ticksuffix: "%", angle: 90 - 180 / cats.length,
-                           tickangle: 90 - 180 / cats.length, tickfont: {size: 9}},
-              angularaxis: {tickfont: {size: M.narrow() ? 9 : 11}}},
+      polar: {radialaxis: {range: M.accuracyRange(cats.map((c) => c.accuracy)), ticksuffix: "%",
+                           angle: 90 - 180 / cats.length, tickangle: 90 - 180 / cats.length,
+                           tickfont: {size: M.MIN_FONT}},
+              angularaxis: {tickfont: {size: M.narrow() ? M.MIN_FONT : 12}}},
     });
   }
 
-  // Subcategory bars with 95% intervals; categories alternate two blues (the hover names the category).
+  // Subcategory accuracy as dots with 95% intervals: dots, not bars, because the axis follows the data (the
+  // shared rule) and a bar cut short of zero would exaggerate. The hover names each subcategory's category.
   const subs = data.subcategories;
   if (subs.length) {
-    const catNames = Array.from(new Set(subs.map((s) => s.category)));
-    const shade = (s) => (catNames.indexOf(s.category) % 2 ? P.sky : P.blue);
     M.draw("subcategories", [{
-      type: "bar", orientation: "h", y: subs.map((s) => s.name), x: subs.map((s) => s.accuracy),
-      marker: {color: subs.map(shade)}, customdata: subs.map((s) => [s.category, s.ci95_low, s.ci95_high, s.n]),
-      error_x: {type: "data", symmetric: false, color: "#1b1f24", thickness: 1,
+      type: "scatter", mode: "markers", name: "accuracy, with its 95% interval", y: subs.map((s) => s.name),
+      x: subs.map((s) => s.accuracy), marker: {color: P.blue, size: 8},
+      customdata: subs.map((s) => [s.category, s.ci95_low, s.ci95_high, s.n]),
+      error_x: {type: "data", symmetric: false, color: P.blue, thickness: 1.5, width: 3,
                 array: subs.map((s) => s.ci95_high - s.accuracy), arrayminus: subs.map((s) => s.accuracy - s.ci95_low)},
       hovertemplate: "%{y} (%{customdata[0]}): %{x}%<br>95%: %{customdata[1]}–%{customdata[2]}, n=%{customdata[3]}<extra></extra>",
-    }], {
-      height: 80 + 22 * subs.length, margin: {l: 10, r: 16, t: 10, b: 45}, showlegend: false,
-      xaxis: {title: {text: "accuracy (%)"}, range: [0, 100], gridcolor: "#e5e7eb"},
+    }], M.withChance({
+      height: 110 + 22 * subs.length, margin: {l: 10, r: 16, t: 10, b: 45}, showlegend: true,
+      xaxis: M.accuracyAxis(subs.flatMap((s) => [s.ci95_low, s.ci95_high])),
       yaxis: {type: "category", categoryorder: "array", categoryarray: subs.map((s) => s.name),
-              autorange: "reversed", automargin: true, tickfont: {size: 10}},
-    });
+              autorange: "reversed", automargin: true, tickfont: {size: M.MIN_FONT}},
+    }, "x"));
   }
 
-  // Order robustness (the paper's Fig. 16): accuracy per answer order (rows) overall and per category.
+  // Order robustness (the paper's Fig. 16): accuracy per answer order (rows) overall and per category. One order
+  // has no spread to show: the page says so instead (payloads/model.py).
   const v = data.variants;
-  if (v.names.length) {
+  if (v.names.length >= 2) {
     const columns = v.columns.map((c) => M.shortLabel(c, M.narrow() ? 12 : 22));
     M.draw("variants", [{
       type: "heatmap", z: v.z, x: columns, y: v.names, colorscale: "Cividis",  // scaled to this run's range
-      texttemplate: "%{z:.1f}", textfont: {size: M.narrow() ? 8 : 11}, xgap: 1, ygap: 1,
-      colorbar: {title: {text: "%"}, thickness: 10},
+      texttemplate: M.narrow() ? "" : "%{z:.1f}", textfont: {size: M.MIN_FONT}, xgap: 1, ygap: 1,
+      colorbar: {title: {text: "accuracy (%)"}, thickness: 10},
       hovertemplate: "%{y}, %{x}: %{z:.2f}%<extra></extra>",
     }], {
       height: 90 + 32 * v.names.length, margin: {l: 10, r: 10, t: 10, b: 10},

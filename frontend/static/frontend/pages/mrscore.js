@@ -16,17 +16,21 @@
   const binColour = {">= 7": P.green, "5-6.9": P.blue, "3-4.9": P.orange, "< 3": P.vermillion};
   const binName = {">= 7": "≥ 7", "5-6.9": "5–6.9", "3-4.9": "3–4.9", "< 3": "< 3"};
 
-  // The paper's Fig. 9: how many questions got each score (bins coloured like its Table 9).
+  // The paper's Fig. 9: how many questions got each score (bins coloured like its Table 9, named in the legend).
   const counts = data.histogram || data.published_histogram;
   if (counts) {
-    const colour = (i) => binColour[i + 1 >= 7 ? ">= 7" : i + 1 >= 5 ? "5-6.9" : i + 1 >= 3 ? "3-4.9" : "< 3"];
-    M.draw("histogram", [{
-      type: "bar", x: labels, y: counts, marker: {color: counts.map((_, i) => colour(i))},
-      hovertemplate: "score %{x}: %{y}<extra></extra>",
-    }], {
-      height: 300, margin: {l: 50, r: 10, t: 10, b: 50}, showlegend: false,
-      xaxis: {title: {text: data.histogram ? "question MRScore (1–10)" : "published topic MRScore (1–10)"}, type: "category"},
-      yaxis: {title: {text: data.histogram ? "questions" : "topics"}, gridcolor: "#e5e7eb"},
+    const binOf = (i) => (i + 1 >= 7 ? ">= 7" : i + 1 >= 5 ? "5-6.9" : i + 1 >= 3 ? "3-4.9" : "< 3");
+    // One trace per bin, so the legend names each colour.
+    const traces = data.bins.map((b) => {
+      const idx = labels.map((_, i) => i).filter((i) => binOf(i) === b.label);
+      return {type: "bar", name: "MRScore " + binName[b.label], x: idx.map((i) => labels[i]), y: idx.map((i) => counts[i]),
+              marker: {color: binColour[b.label]}, hovertemplate: "score %{x}: %{y}<extra></extra>"};
+    });
+    M.draw("histogram", traces, {
+      height: 320, margin: {l: 50, r: 10, t: 10, b: 50}, showlegend: true, barmode: "overlay",
+      xaxis: {title: {text: data.histogram ? "question MRScore (1–10)" : "published topic MRScore (1–10)"}, type: "category",
+              categoryorder: "array", categoryarray: labels},
+      yaxis: {title: {text: data.histogram ? "questions" : "topics"}, gridcolor: M.grid},
     });
   }
 
@@ -42,11 +46,11 @@
     };
   }).filter((t) => t.x.length);
   if (traces.length) {
-    M.draw("scatter", traces, {
-      height: M.narrow() ? 400 : 440, margin: {l: 50, r: 10, t: 10, b: 50},
+    M.draw("scatter", traces, M.withChance({
+      height: M.narrow() ? 420 : 460, margin: {l: 50, r: 10, t: 10, b: 50},
       xaxis: {title: {text: data.source === "judge" ? "topic MRScore (our judge)" : "topic MRScore (paper)"},
-              gridcolor: "#e5e7eb"},
-      yaxis: {title: {text: "mean accuracy across models (%)"}, gridcolor: "#e5e7eb"},
-    });
+              gridcolor: M.grid},
+      yaxis: M.accuracyAxis(pts.map((t) => t.accuracy), "mean accuracy across models (%)"),
+    }, "y"));
   }
 })();

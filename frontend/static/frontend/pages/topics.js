@@ -1,6 +1,7 @@
 // Topics page. Expects #page-data (frontend/payloads/topics.py):
 //   {easiest: [{slug, topic, category, mean, low, high, models}], hardest: [... same, hardest first]}
-// Bars: mean accuracy across models; whiskers: the lowest and highest model (the paper's Figs. 14-15).
+// A dot: the mean accuracy across models; a grey band: from the worst to the best model (the paper's Figs. 14-15).
+// The band is a spread of models, not a confidence interval, so it is drawn and named differently from one.
 (function () {
   "use strict";
   const select = document.querySelector("#topics-form select[name=benchmark]");
@@ -9,22 +10,27 @@
   const data = M && M.pageData();
   if (!data) return;
 
-  function bars(name, rows, color) {
+  function dots(name, rows, color) {
     if (!rows.length) return;
+    const labels = rows.map((t) => M.shortLabel(t.topic, M.narrow() ? 22 : 36));
+    const band = {x: [], y: []};
+    rows.forEach((t, i) => { band.x.push(t.low, t.high, null); band.y.push(labels[i], labels[i], null); });
+    const layout = {
+      height: 110 + 28 * rows.length, margin: {l: 10, r: 16, t: 10, b: 40}, showlegend: true,
+      xaxis: M.accuracyAxis(rows.flatMap((t) => [t.low, t.high]), "accuracy across models (%)"),
+      yaxis: {autorange: "reversed", automargin: true, type: "category", categoryorder: "array", categoryarray: labels},
+    };
     M.draw(name, [{
-      type: "bar", orientation: "h", y: rows.map((t) => M.shortLabel(t.topic, M.narrow() ? 22 : 36)),
-      x: rows.map((t) => t.mean), marker: {color: color},
-      error_x: {type: "data", symmetric: false, color: "#333", thickness: 1,
-                array: rows.map((t) => t.high - t.mean), arrayminus: rows.map((t) => t.mean - t.low)},
+      type: "scatter", mode: "lines", name: "range: worst to best model", x: band.x, y: band.y,
+      line: {color: "rgba(95,107,119,0.45)", width: 7}, hoverinfo: "skip",
+    }, {
+      type: "scatter", mode: "markers", name: "mean across models", x: rows.map((t) => t.mean), y: labels,
+      marker: {color: color, size: 10, line: {color: "#fff", width: 1}},
       customdata: rows.map((t) => [t.topic, t.category, t.low, t.high, t.models]),
       hovertemplate: "%{customdata[0]} (%{customdata[1]})<br>mean %{x}% over %{customdata[4]} models, " +
-                     "range %{customdata[2]}–%{customdata[3]}%<extra></extra>",
-    }], {
-      height: 80 + 28 * rows.length, margin: {l: 10, r: 16, t: 10, b: 40}, showlegend: false,
-      xaxis: {title: {text: "mean accuracy across models (%)"}, range: [0, 100], gridcolor: "#e5e7eb"},
-      yaxis: {autorange: "reversed", automargin: true, type: "category"},
-    });
+                     "worst %{customdata[2]}%, best %{customdata[3]}%<extra></extra>",
+    }], M.withChance(layout, "x"));
   }
-  bars("easiest", data.easiest, M.palette.green);
-  bars("hardest", data.hardest, M.palette.vermillion);
+  dots("easiest", data.easiest, M.palette.green);
+  dots("hardest", data.hardest, M.palette.vermillion);
 })();
