@@ -1,5 +1,6 @@
 """Admin for the contamination monitor. δ₀ is set with a reason (audited), either typed in or as the mean Δ
-of chosen reference models. Sealed figures appear only as the rounded Δ, never as raw test counts."""
+of chosen reference models. Sealed figures appear only as the published Δ of published runs, never as raw test
+counts; exact figures are for superusers, through the run admin's audited view."""
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
@@ -43,6 +44,11 @@ class DeltaPointAdmin(ReadOnlyAdmin):
     readonly_fields = fields
     actions = [set_delta0_from_reference]
 
+    def get_queryset(self, request):
+        # Only points whose test figure is published: a withheld (Ladder) run's Δ would give staff its test score.
+        # Exact figures are for superusers, through the run admin's audited view.
+        return selectors.published_points(super().get_queryset(request))
+
     def changelist_view(self, request, extra_context=None):
         self._trees = {}  # one topic tree per benchmark per page, read afresh each time
         return super().changelist_view(request, extra_context)
@@ -57,7 +63,7 @@ class DeltaPointAdmin(ReadOnlyAdmin):
                 trees[obj.benchmark_id] = tree
         else:
             tree = trees[obj.benchmark_id]
-        return f"{100 * selectors.published_delta(obj, tree=tree).delta:+.1f}"
+        return f"{100 * selectors.published_delta(obj, tree=tree).delta:+.1f}"  # 0.1 pt: as on the board
 
 
 class DeltaOffsetForm(forms.ModelForm):

@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from evaluator.metrics import wilson_interval
 from leaderboard.benchmarks.models import Topic
+from leaderboard.benchmarks.sealed_grid import publish
 from leaderboard.results import display
 from leaderboard.submissions.models import ModelEntry
 
@@ -76,7 +77,8 @@ def withheld_test_runs():
     return LadderDecision.objects.filter(moved=False).values("candidate_run_id")
 
 
-def _visible(points):
+def published_points(points):
+    """Points whose both runs are published: not hidden, and the test run not withheld by the Ladder rule."""
     hidden_models = ModelEntry.objects.filter(hidden=True).values("hub_id")
     return (points.filter(validation_run__hidden=False, test_run__hidden=False)
             .exclude(hub_id__in=hidden_models).exclude(test_run_id__in=withheld_test_runs())
@@ -97,21 +99,17 @@ def reweighted_validation(point, *, tree) -> stats.Reweighted | None:
                            for g in groups])
 
 
-def published_test_accuracy(correct_t, n_t) -> float:
-    """The test accuracy as published: a fraction on the 0.1-point grid."""
-    return round(correct_t / n_t, 3)
-
-
 def published_delta(point, offset=(0.0, 0.0), *, tree) -> stats.Delta:
     """Δ and friends from the published figures only: the validation counts (reweighted to the test split's topic
-    mix when topics are known) and the test accuracy rounded as published (0.1 point)."""
+    mix when topics are known) and the test accuracy as published on its grid, whose rounding error is in SE."""
     value, se0 = offset
-    p_t = published_test_accuracy(point.correct_t, point.n_t)
+    figure = publish(point.correct_t, point.n_t)
+    p_t, extra = figure.fraction, {"delta0_se": se0, "var_rounding": figure.rounding_variance}
     rw = reweighted_validation(point, tree=tree)
     if rw is None:
-        return stats.delta_from(point.correct_v / point.n_v, point.n_v, p_t, point.n_t, value, delta0_se=se0)
-    return stats.delta_from(rw.accuracy, rw.n, p_t, point.n_t, value, delta0_se=se0, var_v=rw.variance,
-                            n_v_effective=rw.n_effective)
+        return stats.delta_from(point.correct_v / point.n_v, point.n_v, p_t, point.n_t, value, **extra)
+    return stats.delta_from(rw.accuracy, rw.n, p_t, point.n_t, value, var_v=rw.variance,
+                            n_v_effective=rw.n_effective, **extra)
 
 
 def _pt(x, places=1):
@@ -175,7 +173,8 @@ class Board:
         self.benchmark, self.shots = benchmark, shots
         self.tree = topic_tree(benchmark=benchmark)
         self.offsets = _Offsets(benchmark, shots)
-        points = _visible(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots)).select_related("benchmark")
+        points = (published_points(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
+                  .select_related("benchmark"))
         self.points = _latest_points(points)
         deltas = [self.delta(p) for p in self.points]
         self.judged = [_Judged(p, d, q, flagged)
@@ -205,7 +204,7 @@ def point_row(point, judged: _Judged, tree) -> dict:
     if probe and probe["z"] is not None and probe["z"] > PROBE_Z:
         reasons.append(f"memorization probe: masked options reproduced on validation "
                        f"{probe['validation']['rate']}% vs test {probe['test']['rate']}% (z = {probe['z']:.2f})")
-    p_t = published_test_accuracy(point.correct_t, point.n_t)
+    p_t = publish(point.correct_t, point.n_t).fraction
     return {
         "hub_id": point.hub_id, "revision": point.revision, "precision": point.precision,
         "benchmark": point.benchmark.slug, "shots": point.shots, "variant": "original",
@@ -242,7 +241,7 @@ def board(*, benchmark, shots: int = 0, flagged: bool | None = None) -> list[dic
 def board_history(*, benchmark, shots: int = 0) -> list[dict]:
     """Per day with new points: the mean Δ over every model revision's latest point as of that day's end."""
     tree = topic_tree(benchmark=benchmark)
-    points = list(_visible(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
+    points = list(published_points(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
                   .order_by("computed_at", "pk").only("hub_id", "revision", "precision", "computed_at", "correct_v",
                                                       "n_v", "correct_t", "n_t", "topic_counts"))
     latest, series = {}, []
@@ -258,7 +257,7 @@ def board_history(*, benchmark, shots: int = 0) -> list[dict]:
 
 
 def model_contamination(*, hub_id: str) -> dict:
-    points = list(_visible(DeltaPoint.objects.filter(hub_id=hub_id)).select_related("benchmark")
+    points = list(published_points(DeltaPoint.objects.filter(hub_id=hub_id)).select_related("benchmark")
                   .order_by("-computed_at", "-pk"))
     boards = {}
 
@@ -289,12 +288,11 @@ def flags(*, benchmark, shots: int) -> dict[tuple[str, str, str], bool]:
     """(hub_id, revision, precision) -> possible contamination, for the leaderboard's rows."""
     judged = Board(benchmark=benchmark, shots=shots)
     out = {}
-    points = (DeltaPoint.objects.filter(benchmark=benchmark, shots=shots, validation_run__hidden=False,
-                                        test_run__hidden=False)
+    # The latest published point of each. A withheld (Ladder) test run never drives a flag: whoever controls the
+    # validation figure could read one bit of its test score per revision from the flag.
+    points = (published_points(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
               .select_related("benchmark").defer("probe").order_by("-computed_at", "-pk"))
     for point in points:
-        # the latest point of each; a boolean only, so withheld (Ladder) test runs count too (judged against the
-        # published board, which they do not change)
         key = _model_key(point)
         if key not in out:
             out[key] = judged.judge(point).flagged

@@ -133,6 +133,14 @@ def delta_offset_from_reference(*, points, actor, reason: str) -> DeltaOffset:
     from . import selectors
 
     points = list(points)
+    published = set(selectors.published_points(DeltaPoint.objects.filter(pk__in=[p.pk for p in points]))
+                    .values_list("pk", flat=True))
+    unpublished = [p for p in points if p.pk not in published]
+    if unpublished:
+        # A withheld (Ladder) or hidden test run's Δ is not published, so δ₀ may not carry it either.
+        raise ValueError(f"{len(unpublished)} of the chosen points ({', '.join(str(p) for p in unpublished[:3])}) "
+                         "have no published test figure (withheld by the Ladder rule, or hidden); choose points "
+                         "from the contamination board.")
     keys = {(p.benchmark_id, p.shots) for p in points}
     if len(keys) != 1:
         raise ValueError("Choose reference points of one benchmark and one shot setting.")

@@ -127,16 +127,17 @@ def delta_stats(correct_v: float, n_v: int, correct_t: float, n_t: int, delta0: 
 
 
 def delta_from(p_v: float, n_v: int, p_t: float, n_t: int, delta0: float = 0.0, *, delta0_se: float = 0.0,
-               var_v: float | None = None, n_v_effective: float | None = None) -> Delta:
+               var_v: float | None = None, n_v_effective: float | None = None, var_rounding: float = 0.0) -> Delta:
     """delta_stats on proportions (the published figures use the test accuracy as published).
 
     var_v and n_v_effective, when given, describe a reweighted validation accuracy (`reweight`); otherwise the
-    validation side is a plain proportion of n_v questions.
+    validation side is a plain proportion of n_v questions. var_rounding is the variance of the published test
+    accuracy's rounding error (a uniform error over one grid step: step²/12), added to SE².
     """
     if var_v is None:
         var_v, n_v_effective = agresti_caffo_var(p_v, n_v), n_v
     delta = p_t - p_v
-    se = math.sqrt(var_v + agresti_caffo_var(p_t, n_t))
+    se = math.sqrt(var_v + agresti_caffo_var(p_t, n_t) + var_rounding)
     se_z = math.sqrt(se * se + delta0_se * delta0_se)
     z = (delta - delta0) / se_z
     lo, hi = newcombe(p_v, n_v_effective or n_v, p_t, n_t)

@@ -2,6 +2,7 @@
 from django.db import transaction
 from django.utils import timezone
 
+from leaderboard.benchmarks.models import SEALED_SPLITS
 from leaderboard.core.audit import audit_record
 from leaderboard.results.cache import results_changed
 
@@ -35,15 +36,23 @@ def run_cancel(run: EvaluationRun, *, actor, reason: str) -> bool:
     return bool(cancelled)
 
 
+def _audited_accuracy(run: EvaluationRun) -> float | None:
+    """The overall accuracy an audit record keeps. None for a sealed run: staff read audit records, and a sealed
+    run's figure is either published on the board already or withheld by the Ladder rule."""
+    if run.split in SEALED_SPLITS:
+        return None
+    return ((run.summary or {}).get("overall") or {}).get("accuracy")
+
+
 @transaction.atomic
 def run_rescore(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
     """Recompute the summary from stored predictions: no inference."""
-    before = (run.summary or {}).get("overall", {}).get("accuracy")
+    before = _audited_accuracy(run)
     EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).update(status=RunStatus.SCORING)
     run.refresh_from_db()
     services.run_score(run=run)
     audit_record(actor=actor, action="rescore", target=run, reason=reason, accuracy_before=before,
-                 accuracy_after=run.summary.get("overall", {}).get("accuracy"))
+                 accuracy_after=_audited_accuracy(run))
     return run
 
 
@@ -57,3 +66,23 @@ def run_set_flagged(run: EvaluationRun, *, actor, reason: str, flagged=True):
     EvaluationRun.objects.filter(pk=run.pk).update(flagged=flagged)
     results_changed()
     audit_record(actor=actor, action="flag" if flagged else "unflag", target=run, reason=reason)
+
+
+def run_exact_figures(run: EvaluationRun, *, actor, reason: str) -> list[dict]:
+    """The exact overall and per-topic counts of a run, for a superuser only; the viewing is audited (the record
+    names the run and the reason, never the figures)."""
+    if not getattr(actor, "is_superuser", False):
+        raise PermissionError("Exact figures of a run are for superusers only.")
+    summary = run.summary or {}
+    rows = []
+    if summary.get("overall"):
+        rows.append({"level": "overall", "key": "", **_exact(summary["overall"])})
+    for key, block in sorted((summary.get("per_topic") or {}).items()):
+        rows.append({"level": "topic", "key": key, **_exact(block)})
+    audit_record(actor=actor, action="view-exact-figures", target=run, reason=reason, split=run.split)
+    return rows
+
+
+def _exact(block: dict) -> dict:
+    n, correct = block.get("n") or 0, block.get("correct") or 0
+    return {"n": n, "correct": correct, "accuracy": round(100 * correct / n, 4) if n else None}

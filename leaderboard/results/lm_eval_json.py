@@ -5,7 +5,7 @@ category and one for the benchmark, with `acc,none` / `acc_stderr,none` for the 
 variant. Task stderr is the harness's sample stderr, sqrt(p(1-p)/(n-1)); group figures follow its
 size-weighted aggregation over the leaf tasks (accuracy = pooled correct / n, stderr pooled).
 
-Sealed (test) runs follow display.py: only the benchmark figure, to 0.1 point, with a stderr
+Sealed (test) runs follow display.py: only the benchmark figure, on its published grid, with a stderr
 computed from that rounded figure; no per-category/topic tasks and no `correct` count.
 Keys the harness writes that we cannot know (git_hash, tokenizer details, ...) are null.
 """

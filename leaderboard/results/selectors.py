@@ -223,13 +223,13 @@ def model_history(*, hub_id):
     previous, rows = {}, []
     for r in results:
         agg = overall.get(r.pk)
-        acc = agg.accuracy if agg else None
+        cell = display.cell(split=r.split, n=agg.n if agg else 0, correct=agg.correct if agg else 0)
+        acc = cell["accuracy"]  # as published: a sealed run's change is the difference of its published figures
         key = (r.benchmark.slug, r.split, r.shots)
         before = previous.get(key)
         rows.append({"run_id": r.run_id, "benchmark": r.benchmark.slug, "benchmark_version": r.benchmark_version.number,
                      "split": r.split, "shots": r.shots, "variant": r.primary_variant, "revision": r.revision,
-                     "precision": r.precision, "scored_at": r.scored_at,
-                     **display.cell(split=r.split, n=agg.n if agg else 0, correct=agg.correct if agg else 0),
+                     "precision": r.precision, "scored_at": r.scored_at, **cell,
                      "previous_run_id": before[0] if before else None,
                      "accuracy_change": display.difference(split=r.split, before=before[1] if before else None,
                                                            after=acc)})

@@ -8,9 +8,13 @@ from .selectors import SIZE_CLASSES
 class _Figures(serializers.Serializer):
     n = serializers.IntegerField(allow_null=True)
     correct = serializers.IntegerField(allow_null=True, help_text="withheld (null) on the sealed test split")
-    accuracy = serializers.FloatField(allow_null=True, help_text="percent; 0.1 point on the sealed split")
+    accuracy = serializers.FloatField(allow_null=True, help_text="percent; on the sealed split, on its published "
+                                                                 "grid (see `grid`)")
     ci95_low = serializers.FloatField(allow_null=True)
     ci95_high = serializers.FloatField(allow_null=True)
+    grid = serializers.FloatField(required=False, help_text="sealed split only: the grid (points) its accuracy is "
+                                                            "published on, so that each value fits several counts")
+    grid_note = serializers.CharField(required=False, help_text="sealed split only: the rounding rule, in words")
 
 
 class LeaderboardQuerySerializer(serializers.Serializer):

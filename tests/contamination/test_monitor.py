@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from leaderboard.benchmarks.models import Benchmark, BenchmarkVersion
+from leaderboard.benchmarks.sealed_grid import publish
 from leaderboard.contamination import selectors, services, stats
 from leaderboard.contamination.models import DeltaPoint, LadderDecision
 from leaderboard.core.models import AuditRecord
@@ -21,16 +22,19 @@ def _board(client, **params):
     return {row["hub_id"]: row for row in response.json()["results"]}
 
 
-def _expected(point, p_t, delta0=0.0):
+def _expected(point, p_t=None, delta0=0.0):
     """What the monitor should publish for a point, worked out here from the stated method: validation
-    reweighted to the test split's topic mix over the strata of the topic sizes, the test accuracy as given."""
+    reweighted to the test split's topic mix over the strata of the topic sizes, the test accuracy as published
+    on the split's grid (2 points for the demo's 480 test questions; its rounding variance in SE) unless given."""
+    figure = publish(point.correct_t, point.n_t)
+    p_t = figure.fraction if p_t is None else p_t
     tree = selectors.topic_tree(benchmark=point.benchmark)
     counts = point.topic_counts
     groups = stats.strata({t: (v[2], v[4]) for t, v in counts.items()}, {}, tree)
     rw = stats.reweight([(sum(counts[t][1] for t in g), sum(counts[t][2] for t in g), sum(counts[t][4] for t in g))
                          for g in groups])
     return stats.delta_from(rw.accuracy, rw.n, p_t, point.n_t, delta0, var_v=rw.variance,
-                            n_v_effective=rw.n_effective)
+                            n_v_effective=rw.n_effective, var_rounding=figure.rounding_variance)
 
 
 def test_it_adds_a_point_once_both_splits_are_scored(client, make_run):
@@ -38,41 +42,47 @@ def test_it_adds_a_point_once_both_splits_are_scored(client, make_run):
     assert not DeltaPoint.objects.exists()  # no test result yet
     make_run("org/m", "test", 312)
     row = _board(client)["org/m"]
-    # validation 360/480 = 0.75, test 312/480 = 0.65. Changed on purpose (was the Wald SE 2.94, CI -15.8 to -4.2,
-    # z -3.40): the validation side is reweighted to the test split's topic mix, with a stratified Agresti–Caffo
-    # variance; the demo's splits have the same mix (6 questions per topic each), so Δ is unchanged, but the
-    # first 360 questions leave most strata all right or all wrong, and the stratified SE is the smaller one.
-    # The interval is Newcombe's.
-    expected = _expected(DeltaPoint.objects.get(), 0.65)
-    assert row["delta"] == -10.0 and row["validation_reweighted"] == 75.0 and row["delta_unweighted"] == -10.0
-    assert row["se"] == round(100 * expected.se, 2) == 2.79 and row["se"] < 2.94
+    # validation 360/480 = 0.75, test 312/480 = 0.65, published as 66 on the 2-point grid of a 480-question split.
+    # Changed on purpose (was Δ -10.0 from a 0.1-point figure, SE 2.79, z -3.58): at n = 480 a 0.1-point figure
+    # pins the count, so the test accuracy is published on a 2-point grid and Δ, SE, z and the CI start from it,
+    # with the rounding's variance (0.02²/12) in SE. The validation side is reweighted to the test split's topic
+    # mix (a stratified Agresti–Caffo variance); the interval is Newcombe's.
+    expected = _expected(DeltaPoint.objects.get())
+    assert row["delta"] == -9.0 and row["validation_reweighted"] == 75.0 and row["delta_unweighted"] == -9.0
+    assert row["se"] == round(100 * expected.se, 2) == 2.84
     assert (row["ci95_low"], row["ci95_high"]) == (round(100 * expected.ci95_low, 1),
                                                    round(100 * expected.ci95_high, 1))
-    assert row["z"] == round(expected.z, 2) == -3.58 and row["flagged"] and row["delta0"] == 0.0
+    assert row["z"] == round(expected.z, 2) == -3.17 and row["flagged"] and row["delta0"] == 0.0
     assert row["q_value"] == row["p_value"]  # a board of one model: BH changes nothing
     assert "3 standard errors" in row["flag_reasons"][0] and "Benjamini" in row["flag_reasons"][0]
     assert row["validation"] == {"n": 480, "correct": 360, "accuracy": 75.0, "ci95_low": 70.94, "ci95_high": 78.66}
-    assert row["test"]["correct"] is None and row["test"]["accuracy"] == 65.0  # sealed: 0.1 point, no count
+    assert row["test"]["correct"] is None and row["test"]["accuracy"] == 66.0 and row["test"]["grid"] == 2.0
 
 
 def test_published_figures_use_the_test_accuracy_as_published(client, make_run):
-    """z, SE and the CI come from the 0.1-point test figure, so they reveal no more than it does."""
+    """z, SE and the CI come from the published test figure, so two counts it cannot tell apart give one row."""
     make_run("org/m", "validation", 360)
-    make_run("org/m", "test", 313)  # 65.208...%, published as 65.2
-    row = _board(client)["org/m"]
+    make_run("org/m", "test", 313)  # 65.21%, published as 66 (2-point grid)
+    first = _board(client)["org/m"]
     point = DeltaPoint.objects.get()
-    published = _expected(point, 0.652)
-    assert row["test"]["accuracy"] == 65.2 and row["delta"] == -9.8
-    assert row["z"] == round(published.z, 2) and row["se"] == round(100 * published.se, 2)
-    assert row["p_value"] == float(f"{published.p_lower:.3g}")
-    assert row["p_value"] != float(f"{_expected(point, 313 / 480).p_lower:.3g}")  # the exact count would differ
+    published = _expected(point)
+    assert first["test"]["accuracy"] == 66.0 and first["delta"] == -9.0
+    assert first["z"] == round(published.z, 2) and first["se"] == round(100 * published.se, 2)
+    assert first["p_value"] == float(f"{published.p_lower:.3g}")
+    assert first["p_value"] != float(f"{_expected(point, 313 / 480).p_lower:.3g}")  # the exact count would differ
+    DeltaPoint.objects.all().delete()
+    make_run("org/m", "test", 321, revision="b" * 40)  # 66.88%, also published as 66
+    make_run("org/m", "validation", 360, revision="b" * 40)
+    second = _board(client)["org/m"]
+    same = ("test", "delta", "se", "ci95_low", "ci95_high", "z", "p_value", "q_value", "flagged")
+    assert {k: second[k] for k in same} == {k: first[k] for k in same}
 
 
 def test_it_does_not_flag_a_model_at_chance_on_both_splits(client, make_run):
     make_run("org/random", "validation", 120)
-    make_run("org/random", "test", 127)
+    make_run("org/random", "test", 127)  # 26.5%: published as 26 (2-point grid)
     row = _board(client)["org/random"]
-    assert row["delta"] == 1.5 and not row["flagged"] and row["flag_reasons"] == []
+    assert row["delta"] == 1.0 and not row["flagged"] and row["flag_reasons"] == []
 
 
 def test_delta0_set_by_an_admin_rejudges_the_board(client, make_run):
@@ -82,8 +92,8 @@ def test_delta0_set_by_an_admin_rejudges_the_board(client, make_run):
     benchmark = Benchmark.objects.get(slug="mobile-mmlu")
     services.delta_offset_set(benchmark=benchmark, shots=0, value=-0.02, actor=staff, reason="reference models")
     row = _board(client)["org/m"]
-    expected = _expected(DeltaPoint.objects.get(), 0.65, delta0=-0.02)  # -0.08 / SE (was -2.72 with the Wald SE)
-    assert row["delta0"] == -2.0 and row["z"] == round(expected.z, 2) == -2.86 and not row["flagged"]
+    expected = _expected(DeltaPoint.objects.get(), delta0=-0.02)  # -0.07 / SE
+    assert row["delta0"] == -2.0 and row["z"] == round(expected.z, 2) and row["z"] > -3 and not row["flagged"]
     assert AuditRecord.objects.filter(action="set-delta0", actor=staff).exists()
 
 
@@ -94,9 +104,9 @@ def test_the_uncertainty_of_delta0_is_added_to_the_se(client, make_run):
     benchmark = Benchmark.objects.get(slug="mobile-mmlu")
     services.delta_offset_set(benchmark=benchmark, shots=0, value=0.0, se=0.02, actor=staff, reason="noisy refs")
     row = _board(client)["org/m"]
-    se = _expected(DeltaPoint.objects.get(), 0.65).se
-    assert row["delta0_se"] == 2.0 and row["z"] == round(-0.1 / math.sqrt(se ** 2 + 0.02 ** 2), 2) == -2.91
-    assert not row["flagged"]  # flagged at z = -3.58 when δ₀ was taken as exact
+    se = _expected(DeltaPoint.objects.get()).se
+    assert row["delta0_se"] == 2.0 and row["z"] == round(-0.09 / math.sqrt(se ** 2 + 0.02 ** 2), 2) == -2.59
+    assert not row["flagged"]  # flagged at z = -3.17 when δ₀ was taken as exact
 
 
 def test_the_splits_are_paired_within_one_benchmark_version(make_run, version):
@@ -131,24 +141,24 @@ def test_delta0_from_reference_models_is_their_mean_delta(client, make_run):
     make_run("ref/a", "validation", 300)
     make_run("ref/a", "test", 288)  # published 60.0: Δ = 0.600 - 0.625 = -0.025
     make_run("ref/b", "validation", 300)
-    make_run("ref/b", "test", 296)  # 61.67%, published 61.7: Δ = 0.617 - 0.625 = -0.008
+    make_run("ref/b", "test", 296)  # 61.67%, published 62 (2-point grid): Δ = 0.62 - 0.625 = -0.005
     make_run("org/m", "validation", 300)
     make_run("org/m", "test", 290)
     staff = User.objects.create_user("ops", is_staff=True)
     offset = services.delta_offset_from_reference(points=DeltaPoint.objects.filter(hub_id__startswith="ref/"),
                                                   actor=staff, reason="refs")
-    # Changed on purpose (was the exact-count mean -8/480): each Δ is the published one (test accuracy to
-    # 0.1 point), so δ₀, which is published, holds no digit of a sealed count beyond the published figures.
-    assert offset.value == pytest.approx(-0.0165)
+    # Changed on purpose (was the exact-count mean -8/480, then -0.0165 from 0.1-point figures): each Δ is the
+    # published one (test accuracy on its grid), so δ₀, which is published, holds nothing finer than they do.
+    assert offset.value == pytest.approx(-0.015)
     assert offset.reference_models == ["ref/a@" + "a" * 40, "ref/b@" + "a" * 40]
     a, b = (r for r in sorted(offset.reference_deltas, key=lambda r: r["model"]))
-    assert (a["delta"], b["delta"]) == (pytest.approx(-0.025), pytest.approx(-0.008))
+    assert (a["delta"], b["delta"]) == (pytest.approx(-0.025), pytest.approx(-0.005))
     # Two references: their own sampling errors (√(SE_a² + SE_b²)/2) exceed their spread (|Δa - Δb|/2).
-    assert offset.se == pytest.approx(math.sqrt(a["se"] ** 2 + b["se"] ** 2) / 2) and offset.se > 0.0085
+    assert offset.se == pytest.approx(math.sqrt(a["se"] ** 2 + b["se"] ** 2) / 2) and offset.se > 0.01
     board = _board(client)
-    assert board["org/m"]["delta0"] == -1.65 and board["org/m"]["delta0_se"] == round(100 * offset.se, 2)
+    assert board["org/m"]["delta0"] == -1.5 and board["org/m"]["delta0_se"] == round(100 * offset.se, 2)
     # A reference model is judged against the others, never against itself.
-    assert board["ref/a"]["delta0"] == -0.8 and board["ref/a"]["delta0_se"] == round(100 * b["se"], 2)
+    assert board["ref/a"]["delta0"] == -0.5 and board["ref/a"]["delta0_se"] == round(100 * b["se"], 2)
     assert board["ref/b"]["delta0"] == -2.5
 
 
@@ -215,14 +225,14 @@ def test_the_ladder_rule_decides_which_test_score_is_shown(client, make_run):
     make_run("org/l", "test", 250, revision=rev2)
     response = client.get(reverse("api-leaderboard"), {"benchmark": "mobile-mmlu", "split": "test"})
     rows = [r for r in response.json()["results"] if r["hub_id"] == "org/l"]
-    assert len(rows) == 1 and rows[0]["revision"] == rev2 and rows[0]["accuracy"] == 54.2
+    assert len(rows) == 1 and rows[0]["revision"] == rev2 and rows[0]["accuracy"] == 54.0  # 54.17 on a 2-pt grid
     assert rows[0]["run_id"] == moved.candidate_run_id
     assert "revision 333333333333, 222222222222" in rows[0]["ladder_note"] and "threshold" in rows[0]["ladder_note"]
     # The runs the rule did not show publish no test figure anywhere: not on the model's API, nor its history.
     model = client.get(reverse("api-model-detail", args=["org/l"])).json()
     assert sorted(run["revision"] for run in model["runs"]) == [rev1, rev2]
     history = client.get(reverse("api-model-history", args=["org/l"])).json()
-    assert len(history) == 2 and "54.0" not in str(history)  # the withheld runs: 263/480 = 54.8, 250/480 = 52.1
+    assert len(history) == 2 and kept.candidate_run_id not in [h["run_id"] for h in history]
     # Its author's status view does not give it away either.
     from leaderboard.evaluations.models import EvaluationRun
     from leaderboard.submissions.presenters import run_status
@@ -236,16 +246,16 @@ def test_the_history_keeps_every_point_and_the_board_mean_per_day(client, make_r
     make_run("org/a", "test", 288)  # Δ -2.5
     DeltaPoint.objects.update(computed_at=DeltaPoint.objects.get().computed_at - timedelta(days=2))
     make_run("org/b", "validation", 300)
-    make_run("org/b", "test", 312)  # Δ +2.5
-    make_run("org/a", "test", 312, revision="a" * 40)  # a re-test, 24 more right (the Ladder shows it): Δ +2.5
+    make_run("org/b", "test", 312)  # 65%, published 66: Δ +3.5
+    make_run("org/a", "test", 312, revision="a" * 40)  # a re-test, 24 more right (the Ladder shows it): Δ +3.5
     make_run("org/a", "test", 290, revision="a" * 40)  # another, not better: withheld, no point published
     response = client.get(reverse("api-contamination-history"), {"benchmark": "mobile-mmlu"})
     series = response.json()
-    assert [p["mean_delta"] for p in series] == [-2.5, 2.5]  # day 1: a only; day 3: mean(+2.5, +2.5)
+    assert [p["mean_delta"] for p in series] == [-2.5, 3.5]  # day 1: a only; day 3: mean(+3.5, +3.5)
     assert [p["models"] for p in series] == [1, 2]
     model = client.get(reverse("api-contamination-model", args=["org/a"])).json()
-    assert [p["delta"] for p in model["history"]] == [-2.5, 2.5]
-    assert len(model["latest"]) == 1 and model["latest"][0]["delta"] == 2.5
+    assert [p["delta"] for p in model["history"]] == [-2.5, 3.5]
+    assert len(model["latest"]) == 1 and model["latest"][0]["delta"] == 3.5
 
 
 def test_the_leaderboard_shows_the_contamination_flag(client, make_run):
@@ -263,9 +273,11 @@ def test_the_csv_has_one_row_per_model(client, make_run):
     response = client.get(reverse("api-contamination"), {"benchmark": "mobile-mmlu", "format": "csv"})
     lines = b"".join(response.streaming_content).decode().splitlines()
     assert lines[0].startswith("hub_id,revision,precision,benchmark")
-    # Changed on purpose (was SE 1.98, CI -78.9 to -71.1, z -37.95): the stratified Agresti–Caffo SE is larger at
-    # a 100% validation score, and the interval is Newcombe's (Wilson limits), asymmetric near 100%.
-    assert lines[1].startswith("'=cmd|evil,") and ",-75.0,2.2,-78.7,-70.9,0.0,-34.03,true," in lines[1]
+    # Changed on purpose (was SE 1.98, CI -78.9 to -71.1, z -37.95, then Δ -75.0 from a 0.1-point test figure):
+    # the stratified Agresti–Caffo SE is larger at a 100% validation score, the interval is Newcombe's (Wilson
+    # limits), and the test figure (25%) is published on the 2-point grid of a 480-question split: 26.
+    assert lines[1].startswith("'=cmd|evil,") and ",100.0,480,26.0,480,-74.0,2.3," in lines[1]
+    assert ",true," in lines[1]
     assert lines[0].endswith(",computed_at,validation_reweighted,delta_unweighted,delta0_se,p_value,q_value")
 
 
