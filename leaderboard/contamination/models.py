@@ -86,18 +86,37 @@ class TestScoreDisplay(models.Model):
         return f"shown test run of {self.hub_id} ({self.precision}, {self.benchmark.slug}, {self.shots}-shot)"
 
 
-class LadderDecision(models.Model):
-    """A newer revision's sealed-split run judged against the shown one (paired over shared questions)."""
+class LadderReason(models.TextChoices):
+    FIRST = "first", "the first sealed run of this submitter and namespace: published"
+    GAIN = "gain", "a significant paired gain over the submitter's best published run: published"
+    NO_GAIN = "no-gain", "no significant paired gain over the submitter's best published run: withheld"
+    BUDGET = "budget", "the submitter's sealed releases for this window are used up: withheld"
 
-    display = models.ForeignKey(TestScoreDisplay, on_delete=models.CASCADE, related_name="decisions")
-    shown_run = models.ForeignKey("evaluations.EvaluationRun", on_delete=models.CASCADE, related_name="+")
+
+class LadderDecision(models.Model):
+    """The Ladder rule's judgement of one sealed-split run, per submitter: the family is the submitting account and
+    the model's namespace (lower case) on one benchmark and shot setting, so a new repository or precision does not
+    start afresh. Published ("moved") runs count against the account's release budget per window. Runs without a
+    submitter (an operator's) are judged per model and precision, as a re-run of the same model."""
+
+    display = models.ForeignKey(TestScoreDisplay, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="decisions", help_text="the board entry of the candidate's model")
+    shown_run = models.ForeignKey("evaluations.EvaluationRun", null=True, blank=True, on_delete=models.CASCADE,
+                                  related_name="+", help_text="the family's best published run it was judged against")
     candidate_run = models.ForeignKey("evaluations.EvaluationRun", on_delete=models.CASCADE, related_name="+")
+    account = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                related_name="+", help_text="the submitting account (none: an operator's run)")
+    family = models.CharField(max_length=330, blank=True, default="",
+                              help_text="a submitter's runs: the model's namespace, lower case; an operator's runs "
+                                        "(no submitter): the model id and precision")
+    reason = models.CharField(max_length=10, choices=LadderReason.choices, default=LadderReason.NO_GAIN)
     n = models.PositiveIntegerField()
     mean_diff = models.FloatField()
     sd = models.FloatField()
     threshold = models.FloatField()
-    moved = models.BooleanField()
+    moved = models.BooleanField(help_text="published (the board shows it)")
     decided_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-decided_at", "-pk"]
+        indexes = [models.Index(fields=["account", "family"])]

@@ -306,16 +306,15 @@ def shown_test_runs(*, benchmark, shots: int) -> dict[tuple[str, str], int]:
 
 
 def ladder_notes(*, benchmark, shots: int) -> dict[int, str]:
-    """shown run id -> why newer test runs of the model are not shown (the decisions that kept it)."""
+    """shown run id -> why later test runs of that model are not shown (the Ladder decisions that withheld them)."""
     kept = {}
     for d in (LadderDecision.objects.filter(display__benchmark=benchmark, display__shots=shots, moved=False)
               .select_related("display", "candidate_run").order_by("decided_at", "pk")):
-        if d.display.run_id == d.shown_run_id:
-            revisions = kept.setdefault(d.shown_run_id, [])
-            if (d.candidate_run.model_revision[:12] or "?") not in revisions:
-                revisions.append(d.candidate_run.model_revision[:12] or "?")
+        revisions = kept.setdefault(d.display.run_id, [])
+        if (d.candidate_run.model_revision[:12] or "?") not in revisions:
+            revisions.append(d.candidate_run.model_revision[:12] or "?")
     # No figures: the candidates' test scores stay unpublished (that is the point of the Ladder rule).
-    return {run_id: (f"later test run(s) of revision {', '.join(revisions)} showed no paired gain above the Ladder "
-                     f"threshold s/√n over the shared questions, so the board keeps this figure and does not "
-                     f"publish theirs")
+    return {run_id: (f"later test run(s) of revision {', '.join(revisions)} are not published: the Ladder rule "
+                     f"publishes a submitter's new sealed figure only when its paired gain over their best published "
+                     f"one passes the threshold s/√n, within a budget of releases per window")
             for run_id, revisions in kept.items()}

@@ -2,9 +2,14 @@
 
 `run_scored` adds a Δ point when the run's counterpart split (validation for test, test for
 validation) exists for the same model revision, precision, benchmark version and shots, and, for a
-sealed-split run, lets the Ladder rule decide whether the board's shown test score moves.
+sealed-split run, lets the Ladder rule (per submitter and namespace, with a release budget) decide whether
+its test figure is published.
 """
-from django.db import transaction
+import zlib
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
 from django.utils import timezone
 
 from leaderboard.benchmarks.models import SEALED_SPLITS, Split
@@ -15,7 +20,7 @@ from leaderboard.results.cache import results_changed
 from leaderboard.results.models import Level, ResultAggregate, RunResult
 
 from . import stats
-from .models import DeltaOffset, DeltaPoint, LadderDecision, TestScoreDisplay
+from .models import DeltaOffset, DeltaPoint, LadderDecision, LadderReason, TestScoreDisplay
 
 DELTA_VARIANT = "original"
 
@@ -76,23 +81,69 @@ def _correct_by_question(run, rows=None) -> dict[str, bool]:
             if r.get("variant") == DELTA_VARIANT and r.get("correct") is not None}
 
 
+def _family(result: RunResult) -> tuple[int | None, str]:
+    """The Ladder's family of a sealed run: the submitting account and the model's namespace, lower case (like
+    every hub-id comparison); an operator's run (no submitter) is judged per model and precision."""
+    submission = result.run.submission
+    if submission is None or submission.submitter_id is None:
+        return None, f"{result.hub_id.lower()}@{result.precision}"
+    return submission.submitter_id, result.hub_id.split("/")[0].lower()
+
+
+def _lock_family(account_id, family: str) -> None:
+    """Serialise Ladder decisions of one account (two sealed runs scored at once would both pass the budget)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)",
+                           [zlib.crc32(f"ladder:{account_id if account_id is not None else family}".encode())])
+
+
+def releases_used(*, account_id) -> int:
+    """Sealed figures published for an account in the current window (operators' runs have no budget)."""
+    since = timezone.now() - timedelta(days=settings.LADDER_WINDOW_DAYS)
+    return LadderDecision.objects.filter(account_id=account_id, moved=True, decided_at__gte=since).count()
+
+
 def ladder_update(*, result: RunResult, rows) -> LadderDecision | None:
-    """First sealed run of a (model, precision, benchmark, shots): shown. A later one replaces it only
-    when its paired gain over the shared questions passes the Ladder threshold."""
-    display, created = TestScoreDisplay.objects.select_for_update().get_or_create(
-        hub_id=result.hub_id, precision=result.precision, benchmark_id=result.benchmark_id, shots=result.shots,
-        defaults={"run": result.run})
-    if created or display.run_id == result.run_id:
+    """The Ladder rule per submitter (Blum & Hardt, 2015). The first sealed run of a family (account, namespace,
+    benchmark, shots) is published; a later one, of any repository or precision in that namespace, only when its
+    paired gain over the family's best published run, on the shared questions, passes s/√n; and each publication
+    spends one of the account's LADDER_RELEASES_PER_WINDOW. A withheld run's test figure is never published."""
+    if LadderDecision.objects.filter(candidate_run=result.run).exists():
+        return None  # judged already (a re-score): one decision per run
+    account_id, family = _family(result)
+    _lock_family(account_id, family)
+    display = (TestScoreDisplay.objects.select_for_update()
+               .filter(hub_id__iexact=result.hub_id, precision=result.precision, benchmark_id=result.benchmark_id,
+                       shots=result.shots).first())
+    if display is not None and display.run_id == result.run_id:
         return None
-    shown = display.run
-    decision = stats.ladder(_correct_by_question(shown), _correct_by_question(result.run, rows))
-    record = LadderDecision.objects.create(
-        display=display, shown_run=shown, candidate_run=result.run, n=decision.n, mean_diff=decision.mean_diff,
-        sd=decision.sd, threshold=decision.threshold, moved=decision.moves)
-    if decision.moves:
-        display.run = result.run
-        display.save(update_fields=["run", "updated_at"])
-    return record
+    best = (LadderDecision.objects.filter(account_id=account_id, family=family, moved=True,
+                                          candidate_run__benchmark_version__benchmark_id=result.benchmark_id,
+                                          candidate_run__shots=result.shots)
+            .select_related("candidate_run").order_by("-decided_at", "-pk").first())
+    shown = best.candidate_run if best else (display.run if display else None)  # older boards had no families
+    if shown is None:
+        decision = stats.LadderDecision(n=0, mean_diff=0.0, sd=0.0, threshold=0.0, moves=True)
+        reason = LadderReason.FIRST
+    else:
+        decision = stats.ladder(_correct_by_question(shown), _correct_by_question(result.run, rows))
+        reason = LadderReason.GAIN if decision.moves else LadderReason.NO_GAIN
+    moves = decision.moves
+    if moves and account_id is not None and releases_used(account_id=account_id) >= settings.LADDER_RELEASES_PER_WINDOW:
+        moves, reason = False, LadderReason.BUDGET
+    if moves:
+        if display is None:
+            display = TestScoreDisplay.objects.create(hub_id=result.hub_id, precision=result.precision,
+                                                      benchmark_id=result.benchmark_id, shots=result.shots,
+                                                      run=result.run)
+        else:
+            display.run = result.run
+            display.save(update_fields=["run", "updated_at"])
+    return LadderDecision.objects.create(
+        display=display, shown_run=shown, candidate_run=result.run, account_id=account_id, family=family,
+        reason=reason, n=decision.n, mean_diff=decision.mean_diff, sd=decision.sd, threshold=decision.threshold,
+        moved=moves)
 
 
 @transaction.atomic

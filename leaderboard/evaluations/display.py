@@ -1,21 +1,35 @@
-"""How run figures may be shown. Sealed (test) results: overall accuracy to 0.1 point, nothing per question."""
+"""How run figures may be shown. Sealed (test) results: overall and per-variant accuracy on the split's published
+grid (benchmarks.sealed_grid), nothing per question."""
+from evaluator.metrics import wilson_interval
 from leaderboard.benchmarks.models import SEALED_SPLITS
+from leaderboard.benchmarks.sealed_grid import publish
 
 
 def percent(value, places=1):
     return None if value is None else round(100 * value, places)
 
 
+def _sealed(block: dict) -> tuple[float | None, list[float]]:
+    """A sealed block's accuracy and interval as published: on its grid, the interval from that value."""
+    if not block.get("n"):
+        return None, []
+    figure = publish(block["correct"], block["n"])
+    lo, hi = wilson_interval(figure.fraction * block["n"], block["n"])
+    return figure.percent, [round(100 * lo, figure.places), round(100 * hi, figure.places)]
+
+
 def public_summary(*, split: str, summary: dict) -> dict:
     """Overall accuracy with its interval and the per-variant figures, in percent."""
     places = 1
     overall = summary.get("overall") or {}
-    out = {
-        "n": overall.get("n"),
-        "accuracy": percent(overall.get("accuracy"), places),
-        "ci95": [percent(x, places) for x in overall.get("ci95") or []],
-        "per_variant": {v: percent(b.get("accuracy"), places) for v, b in (summary.get("per_variant") or {}).items()},
-    }
+    variants = summary.get("per_variant") or {}
+    if split in SEALED_SPLITS:
+        accuracy, ci95 = _sealed(overall)
+        per_variant = {v: _sealed(b)[0] for v, b in variants.items()}
+    else:
+        accuracy, ci95 = percent(overall.get("accuracy"), places), [percent(x, places) for x in overall.get("ci95") or []]
+        per_variant = {v: percent(b.get("accuracy"), places) for v, b in variants.items()}
+    out = {"n": overall.get("n"), "accuracy": accuracy, "ci95": ci95, "per_variant": per_variant}
     if summary.get("letter_mass"):
         out["letter_mass_mean"] = round(summary["letter_mass"]["mean"], 3)
     if split not in SEALED_SPLITS and summary.get("order_robustness"):

@@ -191,6 +191,10 @@ SEALED_ANSWER_KEYS = env_list("SEALED_ANSWER_KEYS")
 # --- Submissions and runs ----------------------------------------------------
 SUBMISSION_QUOTA = env_int("SUBMISSION_QUOTA", 5, minimum=1)  # accepted per user and per namespace ...
 SUBMISSION_QUOTA_DAYS = env_int("SUBMISSION_QUOTA_DAYS", 7, minimum=1)  # ... per this many days
+# The Ladder rule's budget: sealed test figures published per submitting account per window (a release spends one
+# bit or more of the sealed split; a new repository, precision or namespace does not reset it).
+LADDER_RELEASES_PER_WINDOW = env_int("LADDER_RELEASES_PER_WINDOW", 5, minimum=1)
+LADDER_WINDOW_DAYS = env_int("LADDER_WINDOW_DAYS", 30, minimum=1)
 SUBMISSION_MAX_PARAMS_16BIT = env_int("SUBMISSION_MAX_PARAMS_16BIT", 100_000_000_000, minimum=1)
 SUBMISSION_VALIDATION_VARIANTS = env_list("SUBMISSION_VALIDATION_VARIANTS", ["all"])
 SUBMISSION_DEFAULT_BENCHMARKS = env_list("SUBMISSION_DEFAULT_BENCHMARKS", ["mobile-mmlu"])

@@ -25,8 +25,9 @@ def run_status(run) -> dict:
             "accuracy_note": WITHHELD_NOTE if withheld else "", "failure": failure}
 
 
-WITHHELD_NOTE = ("not published: this revision's paired gain on the sealed test split was not significant over "
-                 "the revision the board shows (Ladder rule), so its test score stays sealed")
+WITHHELD_NOTE = ("not published: the Ladder rule publishes a submitter's new sealed test figure only when its "
+                 "paired gain over their best published one is significant, within a budget of releases per "
+                 "window, so this test score stays sealed")
 
 
 def _withheld(run) -> bool:

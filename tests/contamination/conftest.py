@@ -5,7 +5,7 @@ from leaderboard.benchmarks.models import OPTION_LETTERS, Benchmark
 from leaderboard.evaluations import selectors as run_selectors
 from leaderboard.evaluations import services
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
-from leaderboard.submissions.models import ModelEntry
+from leaderboard.submissions.models import ModelEntry, Submission
 
 
 def _wrong(options, key):
@@ -27,11 +27,15 @@ def questions(version):
 
 @pytest.fixture
 def make_run(version):
-    """make_run(hub_id, split, correct) — `correct`: the first k questions, or a predicate on (index, uid, topic)."""
+    """make_run(hub_id, split, correct) — `correct`: the first k questions, or a predicate on (index, uid, topic);
+    `submitter`: the account whose submission the run belongs to (none: an operator's run)."""
 
-    def make(hub_id, split, correct, *, revision="a" * 40, precision="bfloat16", probe_rows=()):
-        ModelEntry.objects.get_or_create(hub_id=hub_id, defaults={"namespace": hub_id.split("/")[0],
-                                                                  "params": 1_000_000_000})
+    def make(hub_id, split, correct, *, revision="a" * 40, precision="bfloat16", probe_rows=(), submitter=None):
+        entry = (ModelEntry.objects.filter(hub_id__iexact=hub_id).first()
+                 or ModelEntry.objects.create(hub_id=hub_id, namespace=hub_id.split("/")[0].lower(),
+                                              params=1_000_000_000))
+        submission = submitter and Submission.objects.create(submitter=submitter, model=entry, revision_sha=revision,
+                                                             precision=precision, benchmarks=["mobile-mmlu"])
         key = run_selectors.answer_key(version=version, split=split)
         rows = []
         qs = version.questions.filter(split=split).order_by("position").values_list(
@@ -44,7 +48,7 @@ def make_run(version):
         run = EvaluationRun.objects.create(
             benchmark_version=version, split=split, model_ref=hub_id, model_revision=revision, precision=precision,
             variants=["original"], status=RunStatus.SCORING, dataset_hash=version.split_hashes[split],
-            probe=bool(probe_rows), probe_rows=list(probe_rows))
+            probe=bool(probe_rows), probe_rows=list(probe_rows), submission=submission or None)
         PredictionChunk.objects.create(run=run, index=0, rows=rows)
         return services.run_score(run=run)
 

@@ -217,9 +217,10 @@ def test_the_ladder_rule_decides_which_test_score_is_shown(client, make_run):
     make_run("org/l", "test", 260, revision=rev2)
     # rev3 against rev2: 3 gains, 2 losses -> mean 1/480 = 0.00208 < s/sqrt(n) = 0.00466: stays
     make_run("org/l", "test", lambda i, uid, slug: i < 258 or 260 <= i < 263, revision=rev3)
-    moved, kept = LadderDecision.objects.order_by("pk")
-    assert moved.moved and moved.mean_diff == pytest.approx(20 / 480)
-    assert not kept.moved and kept.n == 480
+    first, moved, kept = LadderDecision.objects.order_by("pk")
+    assert first.moved and first.reason == "first" and first.shown_run is None
+    assert moved.moved and moved.reason == "gain" and moved.shown_run_id == first.candidate_run_id and moved.mean_diff == pytest.approx(20 / 480)
+    assert not kept.moved and kept.reason == "no-gain" and kept.n == 480
     assert kept.mean_diff == pytest.approx(1 / 480) and kept.threshold == pytest.approx(0.0046618, abs=1e-6)
     # A re-run of the shown revision that does no better cannot displace the shown run either.
     make_run("org/l", "test", 250, revision=rev2)
