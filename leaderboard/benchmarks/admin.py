@@ -1,7 +1,7 @@
 """Admin for the question bank.
 
 Sealed (test) questions are not in the admin at all, for superusers neither
-(DESIGN §6: no admin list holds them); operators see their counts on the
+(ARCHITECTURE §6: no admin list holds them); operators see their counts on the
 version. answer_sealed is not a field of any admin.
 
 Every add, change and delete of a benchmark, version, category, subcategory, topic or question here leaves

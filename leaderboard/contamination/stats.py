@@ -1,4 +1,4 @@
-"""The statistics of the contamination monitor (DESIGN §6), as plain functions on counts.
+"""The statistics of the contamination monitor (ARCHITECTURE §6), as plain functions on counts.
 
 Proportions are fractions here; callers turn them into percentage points for display. Pure Python (math
 only): the web process has no numpy or scipy.

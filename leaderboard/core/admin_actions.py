@@ -1,4 +1,4 @@
-"""Admin actions that ask for a reason and leave an audit record (DESIGN §9), and ``AuditedModelAdmin``:
+"""Admin actions that ask for a reason and leave an audit record (ARCHITECTURE §9), and ``AuditedModelAdmin``:
 every add, change and delete through the admin's forms leaves one too."""
 import json
 

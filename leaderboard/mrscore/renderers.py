@@ -1,7 +1,7 @@
 """CSV for `?format=csv`. Views hand the renderer {"columns": [...], "rows": [{...}]}.
 
 Text cells starting with = + - @ tab or CR are prefixed with ' so a spreadsheet never
-evaluates them (DESIGN §9); numbers are written as numbers.
+evaluates them (ARCHITECTURE §9); numbers are written as numbers.
 """
 import csv
 import io

@@ -1,4 +1,4 @@
-"""The monitor's statistics against values worked out by hand (DESIGN §6)."""
+"""The monitor's statistics against values worked out by hand (ARCHITECTURE §6)."""
 import math
 
 import pytest
