@@ -79,8 +79,8 @@ class BoardHistoryApi(_Base):
 class ModelContaminationApi(_Base):
     @extend_schema(responses=ModelContaminationSerializer)
     def get(self, request, hub_id):
-        model = ModelEntry.objects.filter(hub_id=hub_id).first()
-        data = selectors.model_contamination(hub_id=hub_id)
+        model = ModelEntry.objects.filter(hub_id__iexact=hub_id).first()
+        data = selectors.model_contamination(hub_id=model.hub_id if model else hub_id)  # the stored spelling
         if (model is not None and model.hidden) or (model is None and not data["latest"]):
             raise Http404(f"No model {hub_id!r}.")
         return Response(ModelContaminationSerializer(data).data)

@@ -76,7 +76,7 @@ def gpu_queue_for_run(run_id: int) -> str:
         return classes[-1].queue
     params = run["submission__model__params"]
     if params is None:
-        params = ModelEntry.objects.filter(hub_id=run["model_ref"]).values_list("params", flat=True).first()
+        params = ModelEntry.objects.filter(hub_id__iexact=run["model_ref"]).values_list("params", flat=True).first()
     return gpu_queue_for_params(params, classes)
 
 

@@ -19,7 +19,7 @@ from .models import Level, ResultAggregate, RunResult
 def _model_for(run):
     if run.submission_id:
         return run.submission.model
-    return ModelEntry.objects.filter(hub_id=run.model_ref).first()
+    return ModelEntry.objects.filter(hub_id__iexact=run.model_ref).first()
 
 
 def _cells(rows, topics):
