@@ -2,6 +2,7 @@
 from datetime import date, datetime, timedelta
 
 from django import template
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.timesince import timesince
@@ -18,6 +19,17 @@ def params(value):
     if value >= 1_000_000_000:
         return f"{value / 1e9:.{0 if value >= 1e10 else 1}f}B"
     return f"{round(value / 1e6)}M"
+
+
+@register.simple_tag
+def term(key, label=None):
+    """A statistic or variant name explained in place: a link to its section of the methodology page whose
+    title is the one-line explanation (frontend/glossary.py)."""
+    from ..glossary import TERMS
+
+    t = TERMS[key]
+    return format_html('<a class="term" href="{}#{}" title="{}">{}</a>', reverse("about"), t.anchor,
+                       f"{t.label}: {t.short}", label or t.label)
 
 
 @register.filter
