@@ -59,16 +59,17 @@ def run_view(run: dict) -> dict:
             "queue_words": queue_words(run["queue_position"]) if run["queue_position"] else ""}
 
 
-def grouped_runs(runs: list[dict]) -> list[dict]:
+def grouped_runs(runs: list[dict], names: dict | None = None) -> list[dict]:
     """One group per benchmark and split: the current run(s) first, then the runs an admin re-ran, oldest
-    first, each saying which run replaced it. Failures matter only for current runs."""
+    first, each saying which run replaced it. Failures matter only for current runs. `names`: benchmark slug ->
+    display name."""
     replaced_by = {r["rerun_of"]: r["id"] for r in runs if r["rerun_of"]}
     groups = {}
     for run in sorted(runs, key=lambda r: r["id"]):
         view = {**run_view(run), "replaced_by": replaced_by.get(run["id"])}
-        group = groups.setdefault((run["benchmark"], run["split"]), {"benchmark": run["benchmark"],
-                                                                     "split": run["split"], "current": [],
-                                                                     "earlier": []})
+        group = groups.setdefault((run["benchmark"], run["split"]), {
+            "benchmark": run["benchmark"], "name": (names or {}).get(run["benchmark"], run["benchmark"]),
+            "split": run["split"], "current": [], "earlier": []})
         group["earlier" if view["replaced_by"] else "current"].append(view)
     return list(groups.values())
 

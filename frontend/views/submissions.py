@@ -2,6 +2,7 @@
 the API, in plain words (payloads/submissions.py)."""
 from django.shortcuts import get_object_or_404, redirect, render
 
+from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.submissions import presenters, services
 from leaderboard.submissions.errors import SubmissionError
 from leaderboard.submissions.hub_ids import HubIdError, validate_hub_id, validate_revision
@@ -79,7 +80,7 @@ FAILURE_ADVICE = {
 def submission_status(request, pk):
     submission = get_object_or_404(Submission.objects.select_related("model"), pk=pk, hidden=False)
     status = presenters.submission_status(submission)
-    groups = words.grouped_runs(status["runs"])
+    groups = words.grouped_runs(status["runs"], _benchmark_names())
     failures = [{"run": r, "advice": FAILURE_ADVICE.get(r["failure"]["code"], "Submit again or ask an admin.")}
                 for g in groups for r in g["current"] if r["failure"] and r["done"]]
     return render(request, "frontend/submission_status.html", {
@@ -87,13 +88,18 @@ def submission_status(request, pk):
         "summary": words.summary(selectors.submission_current_status(submission=submission), groups)})
 
 
+def _benchmark_names() -> dict:
+    return {b.slug: b.name for b in bench_selectors.benchmark_list()}
+
+
 def my_submissions(request):
     if not request.user.is_authenticated:
         return account_needed(request, title="My submissions", why=(
             "This page lists the models you submitted and the state of their runs, so it needs you signed in."))
     mine, total = selectors.my_submissions(user=request.user)
+    names = _benchmark_names()
     rows = [{"submission": s, "status_words": words.status_words(s.current_status),
-             "groups": words.grouped_runs(presenters.submission_status(s)["runs"])} for s in mine]
+             "groups": words.grouped_runs(presenters.submission_status(s)["runs"], names)} for s in mine]
     return render(request, "frontend/my_submissions.html", {"rows": rows, "total": total})
 
 

@@ -139,7 +139,7 @@ def test_my_submissions_lists_the_users_runs(client, version, author):
     client.force_login(author)
     page = text(client.get(reverse("my-submissions")))
     assert "org/mine" in page and "org/theirs" not in page
-    assert f"Run {run.pk} · mobile-mmlu · validation: running, questions scored 96 of 480" in page
+    assert f"Run {run.pk} · Mobile-MMLU · validation: running, questions scored 96 of 480" in page
     assert reverse("submission-status", args=[mine.pk]) in page
 
 
@@ -156,7 +156,7 @@ def test_the_queue_names_only_public_models(client, version, author):
     for secret in ("hidden-model", "hidden-submission", "secret-local-model", "org/done"):
         assert secret not in page, secret
     assert page.count("a private model") >= 3
-    rows = re.findall(r'<tr data-run="(\d+)">\s*<td>([^<]*)</td>', page)
+    rows = re.findall(r'<tr data-run="(\d+)">\s*<td>([^<]*)</td>', page)  # run, position
     assert rows == [(str(running.pk), "running"), (str(first.pk), "1 (next)"), (str(second.pk), "2"),
                     (str(third.pk), "3"), (str(fourth.pk), "4")]
     assert "Medium (13–50B)" in page and "Mini (&lt; 5B)" not in page and "Mini (< 5B)" in page
