@@ -3,6 +3,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
 from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.submissions import selectors as submission_selectors
 from leaderboard.submissions.models import ModelType, Precision
 
 
@@ -29,6 +30,16 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username", "email")
+
+    def clean_username(self):
+        # An account owns the hub namespace of its user name (it may upload predictions under it), so a name that
+        # is already a namespace on the board or an admin's grant cannot be taken by signing up.
+        username = self.cleaned_data["username"]
+        if submission_selectors.namespace_in_use(username):
+            raise forms.ValidationError(
+                f"'{username}' is the namespace of models on this board: choose another user name. To act for that "
+                "organisation (upload its predictions), sign up under your own name and ask an admin to grant it.")
+        return username
 
     def clean_email(self):
         email = self.cleaned_data["email"]

@@ -26,6 +26,14 @@ def namespace_owners(namespace: str):
     return get_user_model().objects.filter(Q(username__iexact=namespace) | Q(Exists(granted)))
 
 
+def namespace_in_use(namespace: str) -> bool:
+    """Whether a namespace belongs to models on the board or to an admin's grant: a new account may not take it as
+    its user name, since the user name is what makes an account own its namespace."""
+    namespace = namespace.lower()
+    return (ModelEntry.objects.filter(namespace=namespace).exists()
+            or NamespaceGrant.objects.filter(namespace=namespace).exists())
+
+
 def owns_namespace(user, namespace: str) -> bool:
     """Whether ``user`` may act for ``namespace``: upload predictions under its models' names, and use (and be held
     to) its quota."""

@@ -49,6 +49,16 @@ def test_sign_up_refuses_a_known_address_and_a_forged_link(client, demo_loaded):
     assert client.get(forged).status_code == 400
 
 
+def test_sign_up_refuses_a_user_name_that_is_a_namespace_on_the_board(client, demo_loaded, snapshot):
+    """A user name owns its hub namespace (uploads under it), so nobody can squat an organisation by signing up."""
+    ModelEntry.objects.create(hub_id="meta-llama/Llama-3.2-1B", namespace="meta-llama")
+    before = snapshot()
+    response = client.post(reverse("signup"), {"username": "Meta-Llama", "email": "m@example.com",
+                                               "password1": "a long pass phrase", "password2": "a long pass phrase"})
+    assert "is the namespace of models on this board" in text(response) and "ask an admin" in text(response)
+    assert snapshot() == before and not mail.outbox
+
+
 def test_a_confirmation_link_is_not_a_password_reset_link(client, demo_loaded):
     client.post(reverse("signup"), {"username": "eve", "email": "eve@example.com",
                                     "password1": "a long pass phrase", "password2": "a long pass phrase"})
