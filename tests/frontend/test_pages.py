@@ -37,6 +37,10 @@ def test_about_page_explains_the_method_and_cites_the_papers(client):
     for needle in ("2503.20786", "2406.01574", "2412.15194", "Wilson", "Holm", "Ladder", "δ₀", "fixed-A", "R4",
                    "0.1 point"):
         assert needle in page, needle
+    # The rules a reader needs to trust the sealed figures, in plain words: the grid, reweighting, multiplicity.
+    for needle in ("fits at least 5 different counts", "2 for 480", "reweighted to the test split's topic mix",
+                   "Benjamini–Hochberg", "per submitter", "5 published test figures per 30 days", "g²/12"):
+        assert needle in " ".join(page.split()), needle
 
 
 def test_every_page_works_links_the_others_and_keeps_the_sealed_split_sealed(client, make_run):
