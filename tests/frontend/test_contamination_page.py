@@ -18,7 +18,8 @@ def test_it_works(client, make_run):
     assert [row[0] for row in data["delta"]] == ["org/memorizer", "org/honest"]  # most suspicious first
     memorizer, honest = data["delta"]
     assert memorizer[7] == 1 and honest[7] == 0
-    assert memorizer[4] < memorizer[3] < memorizer[5] and memorizer[3] == round(100 * (120 - 470) / 480, 1)
+    # test 25%, published as 26 on the 2-point grid of a 480-question split
+    assert memorizer[4] < memorizer[3] < memorizer[5] and memorizer[3] == round(26.0 - 100 * 470 / 480, 1)
     assert len(data["history"]) == 1 and data["history"][0][2] == 2
     assert_charts(response, "delta")
     page = text(response)
