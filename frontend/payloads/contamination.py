@@ -1,6 +1,7 @@
 """The contamination page: Δ (test − validation, points) per model revision with its 95% interval and
 flag, most suspicious first, and the board-wide mean Δ over time (an ageing validation set shows as
 a downward drift)."""
+from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.contamination import selectors as contamination_selectors
 
 CHART_ROWS = 40
@@ -11,8 +12,10 @@ MIN_SERIES_POINTS = 3  # a line through fewer points is not a trend
 def page_data(*, benchmark, shots) -> tuple[dict, list[dict]]:
     rows = contamination_selectors.board(benchmark=benchmark, shots=shots)
     history = contamination_selectors.board_history(benchmark=benchmark, shots=shots)
-    delta0 = rows[0]["delta0"] if rows else round(100 * contamination_selectors.delta0(benchmark=benchmark,
-                                                                                         shots=shots), 2)
+    # The δ₀ in force for the current version (a row's own δ₀ differs for a reference model: it is judged
+    # against the other references only).
+    delta0 = round(100 * contamination_selectors.delta0(
+        benchmark=benchmark, shots=shots, version=bench_selectors.version_current(benchmark=benchmark)), 2)
     data = {
         "benchmark": benchmark.name, "shots": shots, "delta0": delta0, "total": len(rows),
         "delta": [[r["hub_id"], (r["revision"] or "")[:REVISION_CHARS], r["precision"], r["delta"], r["ci95_low"],
