@@ -20,6 +20,7 @@ from leaderboard.submissions.selectors import model_entry_get
 
 from . import csv as results_csv
 from . import display, selectors
+from .board import sort_names
 from .cache import cached_get
 from .lm_eval_json import lm_eval_results
 from .serializers import (HistoryRowSerializer, LeaderboardQuerySerializer, LeaderboardRowSerializer,
@@ -37,7 +38,15 @@ class _Base(APIView):
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
 
     def wants_csv(self, request):
-        return getattr(request.accepted_renderer, "format", "") == "csv"
+        return getattr(getattr(request, "accepted_renderer", None), "format", "") == "csv"
+
+    def handle_exception(self, exc):
+        """A 400 in CSV says which parameter and why in plain words (one "detail" cell), as JSON would."""
+        response = super().handle_exception(exc)
+        if isinstance(exc, ValidationError) and self.wants_csv(self.request) and isinstance(response.data, dict):
+            response.data = {"detail": "; ".join(f"{name}: {' '.join(map(str, messages))}"
+                                                 for name, messages in response.data.items())}
+        return response
 
     def benchmark(self, slug):
         benchmark = bench_selectors.benchmark_get(slug=slug)
@@ -71,16 +80,59 @@ class _Base(APIView):
         return paginator.get_paginated_response(serializer_class(page, many=True).data)
 
 
+def _refuse(name, message):
+    raise ValidationError({name: [message]})
+
+
+def _allowed(name, values, allowed):
+    unknown = [v for v in values if v not in allowed]
+    if unknown:
+        _refuse(name, f"unknown {name} {', '.join(map(repr, unknown))}; allowed values: {', '.join(allowed)}.")
+
+
+def scope(benchmark, q):
+    """The topic slugs that ?topic= and ?category= name (popped from q), checked against the benchmark's taxonomy
+    and refused on the sealed split; () when neither is given. ?model= is checked against the board's rows:
+    every hub id must name one (any case)."""
+    topics, categories, models = q.pop("topic"), q.pop("category"), q["model"]
+    if topics or categories:
+        if display.is_sealed(q["split"]):
+            _refuse("topic" if topics else "category", f"{display.SEALED_BREAKDOWN_NOTE}; use split=validation.")
+        taxonomy = selectors.taxonomy_slugs(benchmark=benchmark)
+        _allowed("topic", topics, [t for members in taxonomy.values() for t in members])
+        _allowed("category", categories, list(taxonomy))
+        topics = list(dict.fromkeys(topics + [t for c in categories for t in taxonomy[c]]))
+    if models:
+        known = selectors.known_models(benchmark=benchmark, version=q.get("version"), split=q["split"],
+                                       shots=q["shots"], hub_ids=models)
+        unknown = [m for m in models if m.lower() not in known]
+        if unknown:
+            _refuse("model", f"no result for {', '.join(map(repr, unknown))} on {benchmark.slug} {q['split']} "
+                             f"{q['shots']}-shot; allowed values: the hub ids this board lists "
+                             "(/api/v1/leaderboard/ with the same benchmark, split and shots).")
+    return tuple(topics)
+
+
 class LeaderboardApi(_Base):
     @extend_schema(parameters=[LeaderboardQuerySerializer, FORMAT_PARAM],
                    responses=paginated(LeaderboardRowSerializer), operation_id="v1_leaderboard_list")
     @cached_get
     def get(self, request):
         benchmark, q = self.board_query(request, LeaderboardQuerySerializer)
-        rows = selectors.leaderboard(benchmark=benchmark, **q)
-        return self.rows_response(request, rows, serializer_class=LeaderboardRowSerializer,
-                                  columns=results_csv.LEADERBOARD_COLUMNS,
-                                  filename=f"leaderboard-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")
+        categories = list(selectors.taxonomy_slugs(benchmark=benchmark))
+        allowed = sort_names(categories)
+        if q["sort"].lstrip("-") not in allowed:
+            _refuse("sort", f"unknown sort {q['sort']!r}; allowed values: {', '.join(allowed)} "
+                            "(a leading '-' sorts descending).")
+        topics = scope(benchmark, q)
+        rows = selectors.leaderboard(benchmark=benchmark, topics=topics, models=q.pop("model"), **q)
+        if self.wants_csv(request):
+            columns, flat = results_csv.leaderboard_csv(rows, categories=[] if display.is_sealed(q["split"])
+                                                        else categories)
+            return results_csv.streaming_csv(columns, flat,
+                                             f"leaderboard-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")
+        return self.rows_response(request, rows, serializer_class=LeaderboardRowSerializer, columns=None,
+                                  filename=None)
 
 
 class SubmittedPredictionsApi(_Base):
@@ -161,7 +213,8 @@ class TopicsCsvApi(_Base):
     @cached_get
     def get(self, request):
         benchmark, q = self.board_query(request, TopicsQuerySerializer)
-        rows = selectors.topic_table(benchmark=benchmark, **q)
+        topics = scope(benchmark, q)
+        rows = selectors.topic_table(benchmark=benchmark, topics=topics, models=q.pop("model"), **q)
         return results_csv.streaming_csv(results_csv.TOPIC_COLUMNS, rows,
                                          f"topics-{benchmark.slug}-{q['split']}-{q['shots']}shot.csv")
 

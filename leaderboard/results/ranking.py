@@ -18,33 +18,34 @@ def significantly_higher(c1: int, n1: int, c2: int, n2: int, z: float = Z95) -> 
     return (p1 - p2) / se > z
 
 
-def significance_ranks(cells: list[tuple[int, int]]) -> list[int]:
+def significance_ranks(cells: list[tuple[float, int]]) -> list[int]:
     """cells: (correct, n) per entry -> rank per entry, same order.
 
-    Entries are grouped by n (on one board nearly all share it). Against entries of the same n the
-    z statistic grows with their count correct, so the ones significantly above entry i are a suffix
-    of the group sorted by correct, found by bisection: O(n log n) instead of O(n²) pairs. Entries
-    of another n are compared pairwise.
+    Entries are grouped by n. The z statistic grows with the count correct of the entry above and falls with
+    the count of the entry below, so for each group of n the entries significantly above a target are a suffix
+    of that group sorted by count, and the suffix only shrinks as the target's count grows: one sweep per
+    (target n, group n) pair over the distinct counts, O(N log N) in all instead of O(N²) pairs. (Sealed boards
+    pass the count their published accuracy implies, which need not be a whole number.)
     """
-    by_n: dict[int, list[int]] = {}
+    groups: dict[int, tuple[list[float], list[int]]] = {}  # n -> (distinct counts ascending, entries at or above)
+    by_n: dict[int, dict[float, int]] = {}
     for c, n in cells:
-        by_n.setdefault(n, []).append(c)
-    for counts in by_n.values():
-        counts.sort()
-    ranks = []
-    for ci, ni in cells:
-        above = 0
-        for n, counts in by_n.items():
-            if n == ni:
-                lo, hi = bisect.bisect_right(counts, ci), len(counts)  # only higher counts can be above
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if significantly_higher(counts[mid], n, ci, ni):
-                        hi = mid
-                    else:
-                        lo = mid + 1
-                above += len(counts) - lo
-            else:
-                above += sum(significantly_higher(c, n, ci, ni) for c in counts)
-        ranks.append(1 + above)
-    return ranks
+        by_n.setdefault(n, {})
+        by_n[n][c] = by_n[n].get(c, 0) + 1
+    for n, tally in by_n.items():
+        counts = sorted(tally)
+        at_or_above, running = [0] * len(counts), 0
+        for k in range(len(counts) - 1, -1, -1):
+            running += tally[counts[k]]
+            at_or_above[k] = running
+        groups[n] = (counts, at_or_above)
+    above: dict[tuple[float, int], int] = {}
+    for ni, tally in by_n.items():
+        targets = sorted(tally)
+        for n, (counts, at_or_above) in groups.items():
+            j = 0
+            for ci in targets:
+                while j < len(counts) and not significantly_higher(counts[j], n, ci, ni):
+                    j += 1
+                above[ci, ni] = above.get((ci, ni), 0) + (at_or_above[j] if j < len(counts) else 0)
+    return [1 + above[c, n] for c, n in cells]

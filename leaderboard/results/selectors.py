@@ -5,23 +5,20 @@ Only RunResult / ResultAggregate / ReportedResult rows are read, never predictio
 uploaded predictions are never measured rows: every measured view reads ``visible_results``, which leaves them
 out; they are listed by ``submitted_predictions`` alone.
 """
+from django.db.models.fields.json import KeyTransform
+from django.db.models.functions import Lower
+
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.contamination import selectors as contamination
 from leaderboard.evaluations.models import UPLOAD_BACKEND, RunStatus
 from leaderboard.submissions.models import ModelEntry
 from leaderboard.submissions.models import size_class as size_class_of
 
-from . import display
+from . import board, display
 from .models import Level, ReportedResult, ResultAggregate, RunResult
-from .ranking import significance_ranks
 from .reference import PUBLISHED_N
 
-ON_DEVICE_MAX_PARAMS = 3_000_000_000
-SIZE_CLASSES = ("mini", "small", "medium", "large")
-SORTS = {"rank": lambda r: (r["rank"], -(r["accuracy"] or 0), r["hub_id"]),
-         "accuracy": lambda r: (r["accuracy"] or 0, r["hub_id"]),
-         "name": lambda r: r["hub_id"].lower(),
-         "params": lambda r: (r["params"] is None, r["params"] or 0, r["hub_id"])}
+SIZE_CLASSES = board.SIZE_CLASSES
 
 
 def _listed_results(**filters):
@@ -72,90 +69,162 @@ def _shown_sealed(results, *, benchmark, shots):
 # The leaderboard reads plain values in one query (no model objects): it lists 1,000s of runs.
 _BOARD_FIELDS = ("pk", "run_id", "hub_id", "revision", "precision", "scored_at", "run__flagged",
                  "run__submission_id", "run__submission__model_type", "model__params", "model__model_type",
-                 "model__flagged")
+                 "model__flagged", "run__template", "run__use_chat_template", "run__created_at")
+# Efficiency as the run measured it on the evaluating server (evaluator/efficiency.py), read by JSON key.
+_EFFICIENCY = {"latency_s": ("batch1_latency_s", "p50"), "peak_memory_bytes": ("peak_memory_bytes",),
+               "energy_j_per_question": ("energy_j_per_question",)}
+
+
+def _json_key(field, path):
+    expression = field
+    for key in path:
+        expression = KeyTransform(key, expression)
+    return expression
 
 
 def _board_values(*, benchmark, version, split, shots, variant):
-    """The board's runs (latest per model revision; sealed: the Ladder's shown run per model) and their
-    overall (correct, n)."""
-    results = visible_results(benchmark_version=version, split=split, shots=shots).values(*_BOARD_FIELDS)
+    """The board's runs (latest per model revision; sealed: the Ladder's shown run per model), their overall
+    (correct, n) in `variant` and the accuracies of all their answer orders (result id -> [fraction, ...])."""
+    efficiency = {name: _json_key("run__efficiency", path) for name, path in _EFFICIENCY.items()}
+    results = (visible_results(benchmark_version=version, split=split, shots=shots)
+               .values(*_BOARD_FIELDS, **efficiency))
     # Sealed: choose among all of a model's runs, so a newer re-run of the same revision cannot displace
     # the shown one.
     results = (_shown_sealed(results, benchmark=benchmark, shots=shots) if display.is_sealed(split)
                else _latest_per_key(results))
-    overall = dict(((a["result_id"], (a["correct"], a["n"])) for a in ResultAggregate.objects.filter(
-        result__in=[r["pk"] for r in results], level=Level.OVERALL, variant=variant)
-        .values("result_id", "correct", "n")))
-    return results, overall
+    overall, orders = {}, {}
+    for result_id, v, correct, n in (ResultAggregate.objects.filter(result__in=[r["pk"] for r in results],
+                                                                    level=Level.OVERALL)
+                                     .values_list("result_id", "variant", "correct", "n")):
+        if v == variant:
+            overall[result_id] = (correct, n)
+        if n:
+            orders.setdefault(result_id, []).append(correct / n)
+    return results, overall, orders
 
 
-def _keep(row, *, size_class, on_device, model_type, precision, flagged):
-    if size_class and row["size_class"] != size_class:
-        return False
-    if on_device and (row["params"] is None or row["params"] > ON_DEVICE_MAX_PARAMS):
-        return False
-    if model_type and row["model_type"] != model_type:
-        return False
-    if precision and row["precision"] != precision:
-        return False
-    return flagged is None or row["flagged"] == flagged
+def _pooled_cells(*, result_ids, topics, variant):
+    """result id -> (correct, n) summed over the given topics' aggregates (a board narrowed to those topics)."""
+    cells = {}
+    for result_id, correct, n in (ResultAggregate.objects.filter(result__in=result_ids, level=Level.TOPIC,
+                                                                 key__in=list(topics), variant=variant)
+                                  .values_list("result_id", "correct", "n")):
+        c, total = cells.get(result_id, (0, 0))
+        cells[result_id] = (c + correct, total + n)
+    return cells
 
 
-def leaderboard(*, benchmark, split="validation", shots=0, variant="original", size_class=None, on_device=False,
-                model_type=None, precision=None, flagged=None, include_reported=False, search=None, sort="rank",
-                version=None):
-    """Rows ranked by significance among the filtered set (the name search does not change ranks)."""
+def _category_accuracies(*, result_ids, variant):
+    """result id -> category slug -> accuracy (percent, 2 places: the open split's display rule)."""
+    out = {}
+    for result_id, key, correct, n in (ResultAggregate.objects.filter(result__in=result_ids, level=Level.CATEGORY,
+                                                                      variant=variant)
+                                       .values_list("result_id", "key", "correct", "n")):
+        if n:
+            out.setdefault(result_id, {})[key] = round(100 * correct / n, 2)
+    return out
+
+
+def _sealed_figures(*, benchmark, version, shots):
+    """(hub_id, precision) -> the published figure of the sealed run the Ladder shows (display.cell: on the
+    split's grid, with it), for the open board's "sealed test" column."""
+    results, overall, _ = _board_values(benchmark=benchmark, version=version, split="test", shots=shots,
+                                        variant="original")
+    figures = {}
+    for r in results:
+        if r["pk"] in overall:
+            correct, n = overall[r["pk"]]
+            figures[r["hub_id"], r["precision"]] = display.cell(split="test", n=n, correct=correct)
+    return figures
+
+
+def _contamination(*, benchmark, shots):
+    """(hub_id, revision, precision) -> (Δ in points as published, flagged): each model revision's latest
+    published point judged on the board (contamination.selectors.Board; what `flags` and `point_row` read)."""
+    judged = contamination.Board(benchmark=benchmark, shots=shots)
+    return {key: (round(100 * j.delta.delta, 1), j.flagged) for key, j in judged.by_key.items()}
+
+
+def _rank_cell(split, cell, figures):
+    """What ranks are computed from: the counts on an open split; on the sealed split, the count its published
+    figure implies (ranks must say nothing finer than that figure)."""
+    if not display.is_sealed(split) or figures["accuracy"] is None:
+        return cell
+    return (figures["accuracy"] / 100 * cell[1], cell[1])
+
+
+def board_rows(*, benchmark, split="validation", shots=0, variant="original", version=None, topics=()):
+    """Every measured row of a board with every column the board shows, unfiltered and unranked (board.view
+    narrows and ranks them), in a fixed number of queries whatever the number of models. `topics`: the
+    accuracy is pooled over those topics' questions (open splits only)."""
+    sealed = display.is_sealed(split)
+    if sealed and topics:
+        raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
     version = version or bench_selectors.version_current(benchmark=benchmark)
-    results, overall = _board_values(benchmark=benchmark, version=version, split=split, shots=shots,
-                                     variant=variant)
-    ladder = contamination.ladder_notes(benchmark=benchmark, shots=shots) if display.is_sealed(split) else {}
-    suspect = contamination.flags(benchmark=benchmark, shots=shots)
+    results, overall, orders = _board_values(benchmark=benchmark, version=version, split=split, shots=shots,
+                                             variant=variant)
+    ids = [r["pk"] for r in results]
+    cells = _pooled_cells(result_ids=ids, topics=topics, variant=variant) if topics else overall
+    categories = {} if sealed else _category_accuracies(result_ids=ids, variant=variant)
+    tests = {} if sealed else _sealed_figures(benchmark=benchmark, version=version, shots=shots)
+    ladder = contamination.ladder_notes(benchmark=benchmark, shots=shots) if sealed else {}
+    deltas = _contamination(benchmark=benchmark, shots=shots)
     rows = []
     for r in results:
-        cell = overall.get(r["pk"])
+        cell = cells.get(r["pk"])
         if cell is None:
             continue
+        key = (r["hub_id"], r["revision"], r["precision"])
+        delta, contamination_flag = deltas.get(key, (None, False))
+        test = tests.get((r["hub_id"], r["precision"])) or {}
+        spread = orders.get(r["pk"], [])
         params = r["model__params"]
-        contamination_flag = suspect.get((r["hub_id"], r["revision"], r["precision"]), False)
         kind = (r["run__submission__model_type"] if r["run__submission_id"] else r["model__model_type"]) or ""
-        rows.append({"reported": False, "source": "measured", "hub_id": r["hub_id"], "revision": r["revision"],
-                     "precision": r["precision"], "params": params, "size_class": size_class_of(params),
-                     "model_type": kind, "flagged": bool(r["run__flagged"] or r["model__flagged"] or contamination_flag),
-                     "possible_contamination": contamination_flag, "ladder_note": ladder.get(r["run_id"], ""),
-                     "run_id": r["run_id"], "scored_at": r["scored_at"], "_cell": cell,
-                     **display.cell(split=split, n=cell[1], correct=cell[0])})
-    rows = [row for row in rows if _keep(row, size_class=size_class, on_device=on_device, model_type=model_type,
-                                         precision=precision, flagged=flagged)]
-    if include_reported:
-        rows += _reported_rows(benchmark.slug, shots=shots, variant=variant)
-    for row, rank in zip(rows, significance_ranks([row.pop("_cell") for row in rows])):
-        row["rank"] = rank
-    counts = {}
-    for row in rows:
-        counts[row["rank"]] = counts.get(row["rank"], 0) + 1
-    for row in rows:
-        row["tied"] = counts[row["rank"]] > 1
-    if search:
-        rows = [row for row in rows if search.lower() in row["hub_id"].lower()]
-    descending = sort.startswith("-")
-    rows.sort(key=SORTS.get(sort.lstrip("-"), SORTS["rank"]), reverse=descending)
+        figures = display.cell(split=split, n=cell[1], correct=cell[0])
+        rows.append({
+            "reported": False, "source": "measured", "hub_id": r["hub_id"], "revision": r["revision"],
+            "precision": r["precision"], "params": params, "size_class": size_class_of(params), "model_type": kind,
+            "flagged": bool(r["run__flagged"] or r["model__flagged"] or contamination_flag),
+            "possible_contamination": contamination_flag, "ladder_note": ladder.get(r["run_id"], ""),
+            "run_id": r["run_id"], "scored_at": r["scored_at"], "submitted_at": r["run__created_at"],
+            "template": r["run__template"], "chat_template": r["run__use_chat_template"],
+            "test_accuracy": test.get("accuracy"), "test_ci95_low": test.get("ci95_low"),
+            "test_ci95_high": test.get("ci95_high"), "test_grid": test.get("grid"), "delta": delta,
+            "categories": categories.get(r["pk"], {}),
+            # Best minus worst answer order; withheld on the sealed split (its display rules: overall only).
+            "order_spread": (round(100 * (max(spread) - min(spread)), 2) if len(spread) > 1 and not sealed
+                             else None),
+            **{name: r[name] for name in _EFFICIENCY},
+            "_cell": _rank_cell(split, cell, figures), **figures})
     return rows
 
 
+def leaderboard(*, benchmark, split="validation", shots=0, variant="original", size_class=None, on_device=False,
+                model_type=None, precision=None, flagged=None, params_min=None, params_max=None,
+                include_reported=False, search=None, models=(), topics=(), sort="rank", version=None):
+    """The measured rows ranked by significance among the filtered set (the name search and the model list do
+    not change ranks), then the paper's rows when asked for: labelled, unranked, after every measured row."""
+    rows = board_rows(benchmark=benchmark, split=split, shots=shots, variant=variant, version=version, topics=topics)
+    filters = board.Filters(size_class=size_class, on_device=on_device, model_type=model_type, precision=precision,
+                            flagged=flagged, params_min=params_min, params_max=params_max)
+    reported = _reported_rows(benchmark.slug, shots=shots, variant=variant) if include_reported and not topics else []
+    shown = board.view(rows, filters=filters, reported=reported, search=search, models=models, sort=sort)
+    return shown.rows + shown.reported
+
+
 def _reported_rows(slug, *, shots, variant):
-    """The paper's figures, labelled; n is the published set's size so they can be ranked on request."""
-    n = PUBLISHED_N.get(slug, 0)
+    """The paper's figures, labelled and never ranked (they were measured on another question set)."""
     out, seen = [], set()
     # Table 2 and Tables 3-4 both print `original` for seven models: Table 2 wins ("paper-table2" sorts first descending).
     for rep in ReportedResult.objects.filter(benchmark_slug=slug, shots=shots, variant=variant).order_by("-source"):
         if rep.hub_id in seen:
             continue
         seen.add(rep.hub_id)
-        correct = round(rep.accuracy / 100 * n)
         out.append({"reported": True, "source": rep.get_source_display(), "hub_id": rep.hub_id, "revision": "",
                     "precision": "", "params": None, "size_class": None, "model_type": "", "flagged": False,
-                    "run_id": None, "scored_at": None, "_cell": (correct, n), "n": n or None, "correct": None,
-                    "accuracy": rep.accuracy, "ci95_low": None, "ci95_high": None})
+                    "possible_contamination": False, "run_id": None, "scored_at": None,
+                    "n": PUBLISHED_N.get(slug) or None, "correct": None, "accuracy": rep.accuracy, "ci95_low": None,
+                    "ci95_high": None})
     return out
 
 
@@ -241,23 +310,28 @@ def model_history(*, hub_id):
 TOPIC_TABLE_CHUNK = 200  # results per aggregate query: rows stream out while later chunks are read
 
 
-def topic_table(*, benchmark, split="validation", shots=0, variant="original", version=None):
-    """One row per (model, topic) for the leaderboard's models, by hub id. Refused for the sealed split.
+def topic_table(*, benchmark, split="validation", shots=0, variant="original", version=None, topics=(), models=()):
+    """One row per (model, topic) for the leaderboard's models, by hub id; only the given topic slugs and hub ids
+    (compared in any case) when named. Refused for the sealed split.
 
     A generator: the aggregates are read a chunk of results at a time, so the first rows go out
     before the last are read and memory stays flat however many models there are."""
     if display.is_sealed(split):
         raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
     version = version or bench_selectors.version_current(benchmark=benchmark)
-    results = sorted(_latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots)),
-                     key=lambda r: (r.hub_id, r.pk))
+    results = _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots))
+    if models:
+        wanted = {m.lower() for m in models}
+        results = [r for r in results if r.hub_id.lower() in wanted]
+    results.sort(key=lambda r: (r.hub_id, r.pk))
+    aggregates = ResultAggregate.objects.filter(level=Level.TOPIC, variant=variant)
+    if topics:
+        aggregates = aggregates.filter(key__in=list(topics))
     for start in range(0, len(results), TOPIC_TABLE_CHUNK):
         chunk = {r.pk: r for r in results[start:start + TOPIC_TABLE_CHUNK]}
         cells = {}
-        for result_id, key, name, n, correct in (ResultAggregate.objects
-                                                 .filter(result__in=list(chunk), level=Level.TOPIC, variant=variant)
-                                                 .order_by("key").values_list("result_id", "key", "name", "n",
-                                                                              "correct")):
+        for result_id, key, name, n, correct in (aggregates.filter(result__in=list(chunk)).order_by("key")
+                                                 .values_list("result_id", "key", "name", "n", "correct")):
             cells.setdefault(result_id, []).append((key, name, n, correct))
         for r in chunk.values():
             head = {"hub_id": r.hub_id, "revision": r.revision, "precision": r.precision, "run_id": r.run_id,
@@ -268,11 +342,25 @@ def topic_table(*, benchmark, split="validation", shots=0, variant="original", v
 
 def reported_rows(*, benchmark_slug, shots=0, variant="original"):
     """The paper's figures for a benchmark slug (also ones not hosted here, e.g. "mmlu"), labelled and
-    unranked (pages rank them with the board on request)."""
-    rows = _reported_rows(benchmark_slug, shots=shots, variant=variant)
-    for row in rows:
-        row.pop("_cell")
-    return rows
+    never ranked."""
+    return _reported_rows(benchmark_slug, shots=shots, variant=variant)
+
+
+def taxonomy_slugs(*, benchmark) -> dict[str, list[str]]:
+    """category slug -> its topic slugs, in taxonomy order (the keys of category and topic aggregates)."""
+    out = {}
+    for topic in sorted(bench_selectors.topic_index(benchmark=benchmark),
+                        key=lambda t: (t.subcategory.category.order, t.order)):
+        out.setdefault(topic.subcategory.category.slug, []).append(topic.slug)
+    return out
+
+
+def known_models(*, benchmark, split, shots, hub_ids, version=None) -> set[str]:
+    """The hub ids (lower case) among `hub_ids` that have a visible measured result on the board."""
+    version = version or bench_selectors.version_current(benchmark=benchmark)
+    return set(visible_results(benchmark_version=version, split=split, shots=shots)
+               .annotate(lower=Lower("hub_id")).filter(lower__in=[h.lower() for h in hub_ids])
+               .values_list("lower", flat=True).distinct())
 
 
 def version_get(*, benchmark, number=None):

@@ -2,7 +2,7 @@
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from .selectors import SIZE_CLASSES
+from .board import SIZE_CLASSES, sort_names
 
 
 class _Figures(serializers.Serializer):
@@ -17,25 +17,55 @@ class _Figures(serializers.Serializer):
     grid_note = serializers.CharField(required=False, help_text="sealed split only: the rounding rule, in words")
 
 
-class LeaderboardQuerySerializer(serializers.Serializer):
+class Repeated(serializers.ListField):
+    """A repeatable query parameter (?topic=a&topic=b); comma-separated values are split too."""
+
+    child = serializers.CharField()
+
+    def to_internal_value(self, data):
+        values = super().to_internal_value(data)
+        return list(dict.fromkeys(v.strip() for value in values for v in value.split(",") if v.strip()))
+
+
+class _Scope(serializers.Serializer):
+    """Narrowing to topics, categories and models (checked against the benchmark and board in apis.py)."""
+
+    topic = Repeated(required=False, default=list, help_text="topic slug(s): rows pooled over those topics' "
+                     "questions; repeatable. Open split only")
+    category = Repeated(required=False, default=list, help_text="category slug(s): all topics of those categories; "
+                        "repeatable. Open split only")
+    model = Repeated(required=False, default=list, help_text="hub id(s), any case; repeatable. Ranks are unchanged")
+
+
+class LeaderboardQuerySerializer(_Scope):
     benchmark = serializers.SlugField(default="mobile-mmlu")
     split = serializers.ChoiceField(choices=["validation", "test"], default="validation")
     shots = serializers.IntegerField(min_value=0, default=0)
     variant = serializers.CharField(default="original")
     size_class = serializers.ChoiceField(choices=SIZE_CLASSES, required=False)
     on_device = serializers.BooleanField(default=False, help_text="params ≤ 3B")
+    params_min = serializers.FloatField(min_value=0, required=False, help_text="billions of parameters, at least")
+    params_max = serializers.FloatField(min_value=0, required=False, help_text="billions of parameters, at most")
     model_type = serializers.CharField(required=False)
     precision = serializers.CharField(required=False)
-    flagged = serializers.BooleanField(required=False, allow_null=True, default=None)
-    include_reported = serializers.BooleanField(default=False)
+    flagged = serializers.BooleanField(required=False, allow_null=True, default=None,
+                                       help_text="true: flagged rows only; false: none; absent: both")
+    include_reported = serializers.BooleanField(default=False, help_text="append the paper's rows: unranked, after "
+                                                "the measured ones, left out under a parameter/type/precision filter")
     search = serializers.CharField(required=False)
-    sort = serializers.ChoiceField(choices=["rank", "-rank", "accuracy", "-accuracy", "name", "-name", "params",
-                                            "-params"], default="rank")
+    sort = serializers.CharField(default="rank", help_text="one of " + ", ".join(sort_names()) + ", "
+                                 "category:<slug>; a leading '-' sorts descending")
     version = serializers.IntegerField(min_value=1, required=False,
                                        help_text="benchmark version number (default: the current one)")
 
+    def validate(self, attrs):
+        low, high = attrs.get("params_min"), attrs.get("params_max")
+        if low is not None and high is not None and low > high:
+            raise serializers.ValidationError({"params_max": ["must be at least params_min."]})
+        return attrs
 
-class TopicsQuerySerializer(serializers.Serializer):
+
+class TopicsQuerySerializer(_Scope):
     benchmark = serializers.SlugField()
     split = serializers.ChoiceField(choices=["validation"], default="validation",
                                     help_text="open split only: per-topic test figures are not published")
@@ -64,7 +94,8 @@ class SubmittedPredictionRowSerializer(_Figures):
 
 
 class LeaderboardRowSerializer(_Figures):
-    rank = serializers.IntegerField(help_text="1 + models significantly better (two-proportion z-test, 95%)")
+    rank = serializers.IntegerField(allow_null=True, help_text="1 + models significantly better (two-proportion "
+                                    "z-test, 95%) among the rows the filters keep; null for the paper's rows")
     tied = serializers.BooleanField()
     hub_id = serializers.CharField()
     revision = serializers.CharField()
@@ -80,6 +111,25 @@ class LeaderboardRowSerializer(_Figures):
     reported = serializers.BooleanField(help_text="true: reported by the paper, not measured here")
     source = serializers.CharField()
     run_id = serializers.IntegerField(allow_null=True)
+    scored_at = serializers.DateTimeField(allow_null=True)
+    submitted_at = serializers.DateTimeField(allow_null=True, help_text="when the run was created")
+    template = serializers.CharField(allow_null=True)
+    chat_template = serializers.BooleanField(allow_null=True)
+    test_accuracy = serializers.FloatField(allow_null=True, help_text="open split: the sealed test accuracy the "
+                                           "board shows for this model and precision, on its published grid")
+    test_ci95_low = serializers.FloatField(allow_null=True)
+    test_ci95_high = serializers.FloatField(allow_null=True)
+    test_grid = serializers.FloatField(allow_null=True, help_text="the grid (points) test_accuracy is published on")
+    delta = serializers.FloatField(allow_null=True, help_text="Δ = test − validation (points) of this model "
+                                   "revision, from published figures (see /api/v1/contamination/)")
+    categories = serializers.DictField(child=serializers.FloatField(), allow_null=True,
+                                       help_text="open split: category slug -> accuracy (%)")
+    order_spread = serializers.FloatField(allow_null=True, help_text="best minus worst answer order (points); "
+                                          "open split, runs with 2+ orders")
+    latency_s = serializers.FloatField(allow_null=True, help_text="batch-1 latency per question, median (s); "
+                                       "server measurement")
+    peak_memory_bytes = serializers.IntegerField(allow_null=True)
+    energy_j_per_question = serializers.FloatField(allow_null=True)
 
 
 class CellSerializer(_Figures):

@@ -15,3 +15,18 @@ def test_it_handles_degenerate_cells():
     assert not significantly_higher(0, 0, 5, 10)
     assert not significantly_higher(10, 10, 10, 10)
     assert significance_ranks([]) == []
+
+
+def test_it_equals_every_pair_compared_with_mixed_sizes_and_fractional_counts():
+    import random
+
+    def pairwise(cells):
+        return [1 + sum(significantly_higher(c, n, ci, ni) for c, n in cells) for ci, ni in cells]
+
+    rng = random.Random(3)
+    for _ in range(200):
+        cells = []
+        for _ in range(rng.randint(0, 40)):
+            n = rng.choice([0, 5, 37, 100, 480])
+            cells.append((rng.randint(0, n) if rng.random() < 0.8 else rng.random() * n, n))
+        assert significance_ranks(cells) == pairwise(cells), cells
