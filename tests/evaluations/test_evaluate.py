@@ -7,6 +7,7 @@ from django.test import override_settings
 
 from evaluator.backends import create_backend
 from leaderboard.benchmarks.models import BenchmarkVersion, Question
+from leaderboard.benchmarks.sealed_grid import publish
 from leaderboard.evaluations import lifecycle, selectors, services
 from leaderboard.evaluations.models import EvaluationRun, FailureCode, PredictionChunk, RunStatus
 from tests.support.sealed import assert_no_sealed_content
@@ -45,7 +46,8 @@ def test_it_works(demo_loaded, biased_model_dir, capsys):
 def test_it_scores_the_sealed_split_without_giving_the_model_the_answers(demo_loaded, biased_model_dir, capsys):
     out = evaluate(biased_model_dir, capsys, "--split", "test", "--variants", "original,R1")
     run = EvaluationRun.objects.get(pk=out["run"])
-    assert out["accuracy"] == round(expected_accuracy_of_always_c("test"), 1)
+    # Printed as published: 128 of 480 (26.67%) on the 2-point grid of a 480-question split.
+    assert out["accuracy"] == publish(round(expected_accuracy_of_always_c("test") * 480 / 100), 480).percent == 26.0
     # What the predicting side produced holds no answers and no outcomes.
     for chunk in PredictionChunk.objects.filter(run=run):
         for row in chunk.rows:
