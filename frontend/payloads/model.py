@@ -28,6 +28,23 @@ def choose_result(results, run_id=None):
     return preferred[0] if preferred else None
 
 
+def run_rows(results, history, chosen) -> list[dict]:
+    """One run-history table, newest first: each run with its published overall figure (primary order) and the
+    change from the previous run on the same benchmark, split and shots (history: run id -> its row)."""
+    return [{"result": r, "sealed": display.is_sealed(r.split), "current": r == chosen,
+             **history.get(r.run_id, display.cell(split=r.split, n=0, correct=0))} for r in results]
+
+
+def topics_vs_board(topics, medians) -> list[dict]:
+    """The topic rows with the board's median accuracy of each topic and the difference from it, in points."""
+    out = []
+    for t in topics:
+        median = medians.get(t["key"])
+        vs = round(t["accuracy"] - median, 1) if median is not None and t["accuracy"] is not None else None
+        out.append({**t, "board_median": median, "vs_median": vs})
+    return out
+
+
 def _get(data, dotted):
     for part in dotted.split("."):
         if not isinstance(data, dict):
@@ -95,7 +112,7 @@ def robustness(data) -> dict | None:
     names = data["variants"]["names"]
     z = [row[0] for row in data["variants"]["z"]]
     best, worst = names[z.index(max(overall))], names[z.index(min(overall))]
-    return {"spread": round(max(overall) - min(overall), 2), "best": best, "worst": worst,
+    return {"spread": round(max(overall) - min(overall), 1), "best": best, "worst": worst,
             "high": max(overall), "low": min(overall)}
 
 
@@ -108,21 +125,26 @@ def _extremes(cells):
     return hi, lo
 
 
+def _pc(value) -> str:
+    """Open-split figures on the page: one decimal."""
+    return f"{value:.1f}"
+
+
 def summaries(data, robustness) -> dict:
     """Text beside each chart (what a reader who cannot see it needs)."""
     where = f"{data['benchmark']}, {data['split']} split, {data['shots']}-shot, run {data['run_id']}"
     out = {}
     ext = _extremes(data["categories"])
     out["radar"] = (f"Accuracy in {len(data['categories'])} categories ({where}): highest {ext[0]['name']} "
-                    f"({ext[0]['accuracy']}%), lowest {ext[1]['name']} ({ext[1]['accuracy']}%)."
+                    f"({_pc(ext[0]['accuracy'])}%), lowest {ext[1]['name']} ({_pc(ext[1]['accuracy'])}%)."
                     if ext else "No category figures for this run.")
     ext = _extremes(data["subcategories"])
     out["subcategories"] = (f"{len(data['subcategories'])} subcategories with 95% intervals: highest "
-                            f"{ext[0]['name']} ({ext[0]['accuracy']}%), lowest {ext[1]['name']} "
-                            f"({ext[1]['accuracy']}%)." if ext else "No subcategory figures for this run.")
+                            f"{ext[0]['name']} ({_pc(ext[0]['accuracy'])}%), lowest {ext[1]['name']} "
+                            f"({_pc(ext[1]['accuracy'])}%)." if ext else "No subcategory figures for this run.")
     if robustness:
         out["variants"] = (f"Overall accuracy across {len(data['variants']['names'])} answer orders ranges from "
-                           f"{robustness['low']}% ({robustness['worst']}) to {robustness['high']}% "
+                           f"{_pc(robustness['low'])}% ({robustness['worst']}) to {_pc(robustness['high'])}% "
                            f"({robustness['best']}): a spread of {robustness['spread']} points.")
     else:
         out["variants"] = ""

@@ -1,5 +1,6 @@
-"""A model's page: radar, subcategory bars and the variant heatmap of one chosen run (open split),
-its topic table, all its runs, run history with score differences, Δ, efficiency, reproducibility."""
+"""A model's page: the headline (rank, accuracy, sealed test, Δ, order spread, last evaluated), radar, subcategory
+bars and the variant heatmap of one chosen run (open split), its sortable topic table against the board median,
+one run history, Δ, efficiency, reproducibility."""
 from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
@@ -8,7 +9,7 @@ from leaderboard.contamination import selectors as contamination_selectors
 from leaderboard.results import display
 from leaderboard.results import selectors as results_selectors
 
-from .. import selectors
+from .. import model_headline, selectors
 from ..payloads import model as payload
 
 
@@ -26,23 +27,24 @@ def model_detail(request, hub_id):
     chosen = payload.choose_result(results, int(run_id) if run_id else None)
     if run_id and chosen is None:
         raise Http404("No such run of this model.")
-    overall = selectors.overall_cells(results=results, variant=None)
-    runs = [{"result": r, "sealed": display.is_sealed(r.split), **overall.get(r.pk, display.cell(
-        split=r.split, n=0, correct=0))} for r in results]
+    history = {h["run_id"]: h for h in results_selectors.model_history(hub_id=hub_id)}
+    runs = payload.run_rows(results, history, chosen)
     data, topics, robustness = None, [], None
     if chosen is not None and not display.is_sealed(chosen.split):
         breakdown = payload.breakdown(chosen, results_selectors.result_cells(result=chosen))
-        topics = breakdown.pop("topics")
+        topics = payload.topics_vs_board(breakdown.pop("topics"), model_headline.board_medians(chosen))
         data = {"hub_id": hub_id, "run_id": chosen.run_id, "benchmark": chosen.benchmark.name,
                 "split": chosen.split, "shots": chosen.shots, "variant": chosen.primary_variant, **breakdown}
         robustness = payload.robustness(data)
         data["summaries"] = payload.summaries(data, robustness)
     contamination = contamination_selectors.model_contamination(hub_id=hub_id)
+    canonical = results[0].hub_id if results else hub_id  # the board's spelling
     return render(request, "frontend/model_detail.html", {
         "hub_id": hub_id, "model": model, "runs": runs, "chosen": chosen,
+        "headline": model_headline.headline(hub_id=canonical, results=results, cells=history,
+                                            contamination=contamination),
         "chosen_sealed": chosen is not None and display.is_sealed(chosen.split), "data": data, "topics": topics,
-        "robustness": robustness, "history": results_selectors.model_history(hub_id=hub_id),
-        "deltas": contamination["latest"], "delta_history": contamination["history"],
+        "robustness": robustness, "deltas": contamination["latest"], "delta_history": contamination["history"],
         "efficiency": payload.efficiency_rows(chosen.run.efficiency if chosen else {}),
         "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
         "sealed_note": display.SEALED_BREAKDOWN_NOTE,

@@ -4,7 +4,8 @@
 //    subcategories: [{... same, category}],
 //    variants: {names: [variant], columns: ["Overall", category names...], z: [[accuracy per column] per variant]},
 //    summaries: {radar, subcategories, variants}}
-// The run chooser (select[name=run]) loads another run's page.
+// The run chooser (select[name=run]) loads another run's page. Figures show one decimal, as the page's tables.
+// The topic table is sorted by sortable.js, which does not wait for Plotly.
 (function () {
   "use strict";
   const chooser = document.querySelector("#run-chooser select[name=run]");
@@ -22,7 +23,7 @@
       type: "scatterpolar", mode: "lines+markers", fill: "toself", name: "accuracy by category",
       r: cats.map((c) => c.accuracy).concat([cats[0].accuracy]), theta: theta.concat([theta[0]]),
       customdata: cats.map((c) => [c.name, c.ci95_low, c.ci95_high, c.n]).concat([[cats[0].name, cats[0].ci95_low, cats[0].ci95_high, cats[0].n]]),
-      hovertemplate: "%{customdata[0]}: %{r}% (95%: %{customdata[1]}–%{customdata[2]}, n=%{customdata[3]})<extra></extra>",
+      hovertemplate: "%{customdata[0]}: %{r:.1f}% (95%: %{customdata[1]:.1f}–%{customdata[2]:.1f}, n=%{customdata[3]})<extra></extra>",
       line: {color: P.blue}, marker: {color: P.blue, size: 6}, fillcolor: "rgba(0,114,178,0.15)",
     }, {
       type: "scatterpolar", mode: "lines", name: "chance (25%)", hoverinfo: "skip",
@@ -49,7 +50,7 @@
       customdata: subs.map((s) => [s.category, s.ci95_low, s.ci95_high, s.n]),
       error_x: {type: "data", symmetric: false, color: P.blue, thickness: 1.5, width: 3,
                 array: subs.map((s) => s.ci95_high - s.accuracy), arrayminus: subs.map((s) => s.accuracy - s.ci95_low)},
-      hovertemplate: "%{y} (%{customdata[0]}): %{x}%<br>95%: %{customdata[1]}–%{customdata[2]}, n=%{customdata[3]}<extra></extra>",
+      hovertemplate: "%{y} (%{customdata[0]}): %{x:.1f}%<br>95%: %{customdata[1]:.1f}–%{customdata[2]:.1f}, n=%{customdata[3]}<extra></extra>",
     }], M.withChance({
       height: 110 + 22 * subs.length, margin: {l: 10, r: 16, t: 10, b: 45}, showlegend: true,
       xaxis: M.accuracyAxis(subs.flatMap((s) => [s.ci95_low, s.ci95_high])),
@@ -67,7 +68,7 @@
       type: "heatmap", z: v.z, x: columns, y: v.names, colorscale: "Cividis",  // scaled to this run's range
       texttemplate: M.narrow() ? "" : "%{z:.1f}", textfont: {size: M.MIN_FONT}, xgap: 1, ygap: 1,
       colorbar: {title: {text: "accuracy (%)"}, thickness: 10},
-      hovertemplate: "%{y}, %{x}: %{z:.2f}%<extra></extra>",
+      hovertemplate: "%{y}, %{x}: %{z:.1f}%<extra></extra>",
     }], {
       height: 90 + 32 * v.names.length, margin: {l: 10, r: 10, t: 10, b: 10},
       xaxis: {side: "top", tickangle: M.narrow() ? -60 : -30, automargin: true},
