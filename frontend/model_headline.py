@@ -5,9 +5,9 @@ flagged models hidden as the board shows it): rank of N, accuracy with its 95% i
 published (the run the Ladder rule shows), Δ with its flag, the spread across answer orders (runs with two or more)
 and when the model was last evaluated, with links to compare it and to its per-topic CSV.
 
-A board is read through results.selectors.leaderboard (ranks among the rows a reader sees) once per board state
-(board_cache) and kept compact: per hub id the run ids and ranks of its rows, plus the board's topic medians (one
-aggregate query, results.topic_medians).
+A board is read as results.selectors.leaderboard reads it (board_rows, ranked among the rows a reader sees by
+results.board.view) once per board state (board_cache) and kept compact: per hub id the run ids and ranks of its
+rows, plus the board's topic medians (one aggregate query, results.topic_medians).
 """
 from urllib.parse import urlencode
 
@@ -15,7 +15,7 @@ from django.urls import NoReverseMatch, reverse
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.contamination import selectors as contamination_selectors
-from leaderboard.results import display
+from leaderboard.results import board, display
 from leaderboard.results import selectors as results_selectors
 from leaderboard.results.models import Level
 from leaderboard.results.topic_medians import topic_medians
@@ -28,19 +28,21 @@ _RUN, _RANK, _TIED, _RANK_ALL, _FLAGGED, _CONTAMINATION, _ABOVE, _BELOW = range(
 
 
 def _standing(*, benchmark, split, shots, variant) -> dict:
-    shown = results_selectors.leaderboard(benchmark=benchmark, split=split, shots=shots, variant=variant,
-                                          flagged=False)
-    everyone = results_selectors.leaderboard(benchmark=benchmark, split=split, shots=shots, variant=variant)
+    """One read of the board's rows (results.selectors.board_rows), ranked twice by results.board.view: as the
+    default board shows them (flagged rows hidden) and with every row."""
+    rows = results_selectors.board_rows(benchmark=benchmark, split=split, shots=shots, variant=variant)
+    shown = board.view(rows, filters=board.Filters(flagged=False)).rows  # best first
+    everyone = board.view(rows).rows
     on_board = {}
-    for i, r in enumerate(shown):  # best first
+    for i, r in enumerate(shown):
         on_board[r["run_id"]] = (r["rank"], r["tied"], shown[i - 1]["hub_id"] if i else None,
                                  shown[i + 1]["hub_id"] if i + 1 < len(shown) else None)
-    rows = {}
+    out = {}
     for r in everyone:
         rank, tied, above, below = on_board.get(r["run_id"], (None, False, None, None))
-        rows.setdefault(r["hub_id"].lower(), []).append(
+        out.setdefault(r["hub_id"].lower(), []).append(
             (r["run_id"], rank, tied, r["rank"], r["flagged"], r.get("possible_contamination", False), above, below))
-    return {"rows": rows, "shown": len(shown), "everyone": len(everyone),
+    return {"rows": out, "shown": len(shown), "everyone": len(everyone),
             "medians": topic_medians(run_ids=list(on_board), split=split, variant=variant)}
 
 
