@@ -1,3 +1,5 @@
+import csv as csv_module
+import io
 import re
 import statistics
 from urllib.parse import parse_qs, urlparse
@@ -115,6 +117,8 @@ def test_compare_csv_and_question_links(client, make_run):
     csv = next(a["href"] for a in dom.find("a", class_="button-link secondary csv-link"))
     assert urlparse(csv).path == reverse("api-results-topics-csv")
     assert parse_qs(urlparse(csv).query) == {"benchmark": ["mobile-mmlu"], "model": ["org/alpha"]}
+    rows = list(csv_module.DictReader(io.StringIO(b"".join(client.get(csv).streaming_content).decode())))
+    assert len(rows) == 80 and {r["hub_id"] for r in rows} == {"org/alpha"}  # this model's topics only
     assert any(a.get("href") == reverse("model-questions", args=["org/alpha"]) for a in dom.find("a"))
 
 
