@@ -15,10 +15,13 @@ def run_status(run) -> dict:
     withheld = _withheld(run)
     accuracy = None if withheld else _accuracy(run)
     previous = run.rerun_of
+    before = None if previous is None or _withheld(previous) else _accuracy(previous)
     change = None
-    if previous is not None and accuracy is not None and _accuracy(previous) is not None:
-        # From the unrounded fractions, so the difference is not skewed by display rounding.
-        change = round(100 * (run.summary["overall"]["accuracy"] - previous.summary["overall"]["accuracy"]), 1)
+    if accuracy is not None and before is not None:
+        if run.split in SEALED_SPLITS:  # the difference of the two published figures, nothing finer
+            change = round(accuracy - before, 1)
+        else:  # open splits: from the unrounded fractions, so display rounding does not skew it
+            change = round(100 * (run.summary["overall"]["accuracy"] - previous.summary["overall"]["accuracy"]), 1)
     return {"id": run.pk, "benchmark": run.benchmark_version.benchmark.slug, "split": run.split,
             "variants": run.variants, "status": run.status, "attempts": run.attempts, **progress,
             "accuracy": accuracy, "rerun_of": previous.pk if previous else None, "accuracy_change": change,

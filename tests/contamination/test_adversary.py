@@ -498,11 +498,6 @@ def rerun(run, root, score, count):
     return score(run.model_ref, run.split, count, run=new)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "LEAK: submissions/presenters.py run_status() computes a re-run's accuracy_change from the exact (unrounded) "
-    "fractions of both runs, also on the sealed split: the public submission status (API and page) gives the "
-    "exact count difference at 0.1 point (< 1 count at n = 480), which with the two published figures narrows "
-    "the victim's count inside its bin"))
 def test_a_rerun_of_a_sealed_run_says_no_more_than_the_published_figures(people, submit, score):
     """The victim's sealed run (count c) is re-run by an admin; the new predictions get 380 right (a real Ladder
     gain: published). Its status, which anyone may read, compares the two runs."""
@@ -522,11 +517,6 @@ def test_a_rerun_of_a_sealed_run_says_no_more_than_the_published_figures(people,
     assert_bin_hidden(lambda c: worlds.observe(lambda: build(c), crawl))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "LEAK: submissions/presenters.py run_status() reads the previous run's exact accuracy without asking whether "
-    "the Ladder rule withheld it: when a re-run of a withheld sealed run is published, its accuracy_change (public "
-    "submission status, API and page) is the exact difference to the withheld count, so that count is known to "
-    "about one question"))
 def test_a_rerun_of_a_withheld_run_does_not_publish_the_withheld_count(people, submit, score):
     """The adversary's second model is withheld (no gain over its released one, at any c_w); an admin re-runs it
     and the new predictions get 400 right (a gain: published). Nothing about c_w may show."""
