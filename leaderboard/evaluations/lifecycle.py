@@ -4,15 +4,14 @@ a lease, retry up to RUN_MAX_ATTEMPTS, sweep expired leases, reconcile lost mess
 Every function takes ids or rows and re-reads state from the database: the
 broker may lose, repeat or delay messages, and none of that may change a result.
 """
-import contextlib
-import zlib
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import BooleanField, DateTimeField, ExpressionWrapper, F, Q
+from django.db import transaction
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from django.db.models.functions import Coalesce, Now
 
+from leaderboard.core import leases
 from leaderboard.core.text import pg_text
 
 from . import broker
@@ -21,12 +20,11 @@ from .models import EvaluationRun, FailureCode, RunStatus
 
 
 LOCAL_QUEUE = "local"  # runs of manage.py evaluate: predicted in the operator's process, never published
-
-
-def _lease(seconds: int | None = None):
-    """A lease on the database's clock: a worker host whose clock is off cannot shorten or stretch it."""
-    return ExpressionWrapper(Now() + timedelta(seconds=seconds or settings.RUN_LEASE_SECONDS),
-                             output_field=DateTimeField())
+# Predictions and scoring are leased jobs on the same row: scoring keeps the status SCORING while it holds
+# the lease and counts its own attempts.
+RUNS = leases.Leased(EvaluationRun, lease_setting="RUN_LEASE_SECONDS")
+SCORING = leases.Leased(EvaluationRun, lease_setting="RUN_LEASE_SECONDS", attempts="scoring_attempts",
+                        queued=RunStatus.SCORING, running=RunStatus.SCORING)
 
 
 def send_predict(run_id: int, *, countdown: int = 0):
@@ -85,28 +83,20 @@ def run_for_worker(run_id: int) -> EvaluationRun:
 def run_claim_for_worker(*, run_id: int) -> EvaluationRun | None:
     """queued → running (or take over a running run whose lease expired). None if someone else has it,
     or if the run has used its attempts (a redelivered message never starts one more)."""
-    claimable = Q(status=RunStatus.QUEUED) | Q(status=RunStatus.RUNNING, lease_expires_at__lt=Now())
-    updated = EvaluationRun.objects.filter(claimable, pk=run_id, attempts__lt=settings.RUN_MAX_ATTEMPTS).update(
-        status=RunStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=_lease(),
-        started_at=Now(), failure_reason="", failure_code="",
-    )
-    return run_for_worker(run_id) if updated == 1 else None
+    claimed = leases.claim(RUNS, run_id, started_at=Now(), failure_reason="", failure_code="")
+    return run_for_worker(run_id) if claimed else None
 
 
 def run_heartbeat(*, run: EvaluationRun):
     """Extend the lease of this attempt; raise RunCancelled if an admin cancelled the run meanwhile or
     another worker has taken it over (a later attempt owns it now)."""
-    updated = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=run.attempts).update(
-        lease_expires_at=_lease())
-    if updated == 0:
+    if not leases.heartbeat(RUNS, run.pk, attempt=run.attempts):
         raise RunCancelled(f"run {run.pk} attempt {run.attempts} no longer holds the run")
 
 
 def run_release(*, run_id: int, attempt: int) -> str:
     """Back to the queue without spending the attempt (the worker is shutting down, not the model failing)."""
-    released = EvaluationRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, attempts=attempt).update(
-        status=RunStatus.QUEUED, attempts=F("attempts") - 1, lease_expires_at=None)
-    if not released:
+    if not leases.requeue(RUNS, run_id, attempt=attempt, give_back=True):
         return run_for_worker(run_id).status
     with transaction.atomic():
         run_enqueue(run=EvaluationRun(pk=run_id))
@@ -125,26 +115,21 @@ def run_attempt_failed(*, run_id: int, attempt: int, code: str, excerpt: str = "
         return run.status  # superseded: a later attempt owns the run; this one touches nothing
     if code == FailureCode.INFRASTRUCTURE_ERROR and run.infra_retries < settings.RUN_MAX_INFRA_RETRIES:
         # Not the model's fault: the attempt is given back, and retries back off on a budget of their own.
-        requeued = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=attempt).update(
-            status=RunStatus.QUEUED, attempts=F("attempts") - 1, infra_retries=F("infra_retries") + 1,
-            lease_expires_at=None, failure_code=code, log_excerpt=pg_text(excerpt),
-            failure_reason=f"infrastructure error ({pg_text(detail)[:200]}); retrying")
-        if requeued:
+        if leases.requeue(RUNS, run.pk, attempt=attempt, give_back=True, infra_retries=F("infra_retries") + 1,
+                          failure_code=code, log_excerpt=pg_text(excerpt),
+                          failure_reason=f"infrastructure error ({pg_text(detail)[:200]}); retrying"):
             delay = min(3600, max(1, settings.RUN_RETRY_DELAY_SECONDS) * 2 ** run.infra_retries)
             with transaction.atomic():
                 run_enqueue(run=run, countdown=delay)
             return RunStatus.QUEUED
-    if code in RETRYABLE and run.attempts < settings.RUN_MAX_ATTEMPTS:
-        requeued = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, attempts=attempt).update(
-            status=RunStatus.QUEUED, lease_expires_at=None, failure_code=code, log_excerpt=excerpt,
-            failure_reason=f"attempt {run.attempts} failed; retrying",
-        )
-        if requeued:
+    if code in RETRYABLE and not RUNS.used_up(run):
+        if leases.requeue(RUNS, run.pk, attempt=attempt, failure_code=code, log_excerpt=excerpt,
+                          failure_reason=f"attempt {run.attempts} failed; retrying"):
             with transaction.atomic():
                 run_enqueue(run=run, countdown=settings.RUN_RETRY_DELAY_SECONDS)
             return RunStatus.QUEUED
     if run_fail(run=run, code=code, reason=_reason(code, run.attempts, detail), excerpt=excerpt,
-                only=Q(status=RunStatus.RUNNING, attempts=attempt)):
+                only=RUNS.held(attempt)):
         return RunStatus.FAILED
     return run_for_worker(run_id).status
 
@@ -158,14 +143,11 @@ def _reason(code, attempts, detail=""):
 
 def run_fail(*, run: EvaluationRun, code: str, reason: str, excerpt: str = "", only: Q | None = None) -> bool:
     """FAILED with a reason and a notice. `only`: the state the run must still be in (conditional)."""
-    rows = EvaluationRun.objects.filter(pk=run.pk).exclude(status__in=[RunStatus.SUCCEEDED, RunStatus.CANCELLED])
-    updated = rows.filter(only or Q()).update(
-        status=RunStatus.FAILED, failure_code=code, failure_reason=pg_text(reason)[:2000],
-        log_excerpt=pg_text(excerpt), finished_at=Now(), lease_expires_at=None,
-    )
+    updated = leases.fail(RUNS, run.pk, only=only, failure_code=code, failure_reason=pg_text(reason)[:2000],
+                          log_excerpt=pg_text(excerpt))
     if updated:
         transaction.on_commit(lambda: _notify(run.pk))
-    return bool(updated)
+    return updated
 
 
 def run_finished(*, run_id: int):
@@ -178,42 +160,28 @@ def _notify(run_id):
     notify_run.apply_async(args=[run_id], queue="default")
 
 
-@contextlib.contextmanager
-def exclusive(name: str):
-    """True for the one holder of a PostgreSQL advisory lock, for the length of a transaction: a second beat
-    (two schedulers by mistake, or during a redeploy) finds the sweeper or reconciler busy and skips."""
-    if connection.vendor != "postgresql":  # the embedded SQLite default runs one worker with one beat
-        yield True
-        return
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [zlib.crc32(name.encode())])
-        yield bool(cursor.fetchone()[0])
-
-
 def sweep() -> dict:
     """Runs whose lease expired (their worker died): re-enqueued, or FAILED past the time limit or their
     attempts; runs whose scoring stopped: scoring re-sent, or FAILED after RUN_MAX_ATTEMPTS. Every change is
     a conditional UPDATE on the database's clock, so a run a worker has just claimed or renewed is left alone."""
-    counts = {"requeued": 0, "failed": 0, "rescored": 0}
-    stale = Q(status=RunStatus.RUNNING, lease_expires_at__lt=Now())
     too_old = Now() - timedelta(seconds=settings.CELERY_TASK_HARD_TIME_LIMIT)
-    for run in EvaluationRun.objects.filter(stale).annotate(
-            past_limit=ExpressionWrapper(Q(started_at__lt=too_old), output_field=BooleanField())):
-        same = stale & Q(attempts=run.attempts)
-        # A local run (manage.py evaluate) names a model on the operator's disk: never sent to a GPU queue.
-        if run.past_limit or run.attempts >= settings.RUN_MAX_ATTEMPTS or run.queue == LOCAL_QUEUE:
-            code = FailureCode.TIMEOUT if run.past_limit else FailureCode.WORKER_LOST
-            counts["failed"] += run_fail(run=run, code=code, reason=_reason(code, run.attempts), only=same)
-        elif EvaluationRun.objects.filter(same, pk=run.pk).update(status=RunStatus.QUEUED, lease_expires_at=None):
-            with transaction.atomic():
-                run_enqueue(run=run)
-            counts["requeued"] += 1
-    scoring = Q(status=RunStatus.SCORING, lease_expires_at__lt=Now())
-    for run in EvaluationRun.objects.filter(scoring).only("pk", "scoring_attempts"):
-        if run.scoring_attempts >= settings.RUN_MAX_ATTEMPTS:
+
+    def give_up(run):  # a local run (manage.py evaluate) names a model on the operator's disk: no GPU queue
+        return run.past_limit or RUNS.used_up(run) or run.queue == LOCAL_QUEUE
+
+    def fail(run, only):
+        code = FailureCode.TIMEOUT if run.past_limit else FailureCode.WORKER_LOST
+        return run_fail(run=run, code=code, reason=_reason(code, run.attempts), only=only)
+
+    counts = leases.sweep(RUNS, give_up=give_up, fail_row=fail, requeued=lambda run: run_enqueue(run=run),
+                          rows=EvaluationRun.objects.annotate(
+                              past_limit=ExpressionWrapper(Q(started_at__lt=too_old), output_field=BooleanField())))
+    counts["rescored"] = 0
+    for run in EvaluationRun.objects.filter(SCORING.expired()).only("pk", "scoring_attempts"):
+        if SCORING.used_up(run):
             code = FailureCode.SCORING_ERROR
             counts["failed"] += run_fail(run=run, code=code, reason=_reason(code, run.scoring_attempts),
-                                         only=scoring & Q(scoring_attempts=run.scoring_attempts))
+                                         only=SCORING.expired() & Q(scoring_attempts=run.scoring_attempts))
         else:  # the scoring message was lost, or its worker died: send it again
             send_score(run.pk)
             counts["rescored"] += 1
@@ -223,9 +191,7 @@ def sweep() -> dict:
 def score_claim(*, run_id: int) -> bool:
     """SCORING runs are claimed like predictions: one scorer at a time, a lease, attempts counted."""
     free = Q(scoring_attempts=0) | Q(lease_expires_at__isnull=True) | Q(lease_expires_at__lt=Now())
-    return bool(EvaluationRun.objects.filter(free, pk=run_id, status=RunStatus.SCORING,
-                                             scoring_attempts__lt=settings.RUN_MAX_ATTEMPTS).update(
-        scoring_attempts=F("scoring_attempts") + 1, lease_expires_at=_lease()))
+    return leases.claim(SCORING, run_id, claimable=Q(status=RunStatus.SCORING) & free)
 
 
 def score_failed(*, run_id: int, exc: BaseException) -> str:
@@ -233,7 +199,7 @@ def score_failed(*, run_id: int, exc: BaseException) -> str:
     The reason names the error's type only: scoring reads the sealed key."""
     run = EvaluationRun.objects.only("pk", "scoring_attempts").get(pk=run_id)
     code = FailureCode.SCORING_ERROR
-    if run.scoring_attempts < settings.RUN_MAX_ATTEMPTS:
+    if not SCORING.used_up(run):
         # Lease expired now: the retry below (or the sweeper, if it is lost) may claim it.
         EvaluationRun.objects.filter(pk=run_id, status=RunStatus.SCORING).update(lease_expires_at=Now())
         transaction.on_commit(lambda: send_score(run_id, countdown=settings.RUN_RETRY_DELAY_SECONDS))

@@ -3,6 +3,7 @@ import logging
 
 from celery import shared_task
 
+from leaderboard.core.leases import exclusive
 from leaderboard.core.logging import log_context
 
 from . import lifecycle, notices, services
@@ -34,11 +35,11 @@ def notify_run(run_id: int) -> None:
 
 @shared_task(name="evaluations.sweep", ignore_result=True)
 def sweep() -> dict:
-    with lifecycle.exclusive("evaluations.sweep") as mine:
+    with exclusive("evaluations.sweep") as mine:
         return lifecycle.sweep() if mine else {"skipped": "another sweeper holds the lock"}
 
 
 @shared_task(name="evaluations.reconcile", ignore_result=True)
 def reconcile() -> int | dict:
-    with lifecycle.exclusive("evaluations.reconcile") as mine:
+    with exclusive("evaluations.reconcile") as mine:
         return lifecycle.reconcile() if mine else {"skipped": "another reconciler holds the lock"}

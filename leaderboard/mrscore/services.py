@@ -6,13 +6,12 @@ and the Celery task (GPU queue for a local judge, default queue for an HTTP one)
 import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings as django_settings
 from django.db import transaction
 from django.db.models import F, Q
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
 
 from evaluator.judges import JUDGE_KINDS, PROMPT_VERSION, create_judge, plan_hash, prompt_hash, run_judging
@@ -21,12 +20,14 @@ from evaluator.judges.stats import mean_ci, spearman, summarize_rows
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import SEALED_SPLITS, Split
+from leaderboard.core import leases
 
 from . import selectors
 from .models import JobStatus, JudgeKind, MRScoreChunk, MRScoreJob, QuestionMRScore, TopicMRScore
 
 DEFAULT_CHUNK_SIZE = 64
-LEASE = timedelta(minutes=30)
+# Judge jobs are leased like evaluation runs (ARCHITECTURE §8), with a lease renewed after each judged chunk.
+JOBS = leases.Leased(MRScoreJob, lease_setting="MRSCORE_LEASE_SECONDS")
 # The paper's topic MRScores are compared with ours (Spearman) only for a real judge on a real
 # benchmark: at least this many topics, each with at least this many scored questions.
 COMPARISON_MIN_TOPICS = 10
@@ -147,12 +148,12 @@ def job_queue_name(*, job: MRScoreJob) -> str:
     return "gpu" if job.judge_kind == JudgeKind.LOCAL else "default"
 
 
-def job_enqueue(*, job: MRScoreJob) -> None:
+def job_enqueue(*, job: MRScoreJob, countdown: int = 0) -> None:
     """Send the job to its queue once the surrounding transaction commits."""
     from .tasks import judge_job
 
     queue = job_queue_name(job=job)
-    transaction.on_commit(lambda: judge_job.apply_async(args=[job.pk], queue=queue))
+    transaction.on_commit(lambda: judge_job.apply_async(args=[job.pk], queue=queue, countdown=countdown))
 
 
 def job_requeue(*, job: MRScoreJob, reset_attempts: bool = False, reason: str = "") -> bool:
@@ -167,18 +168,37 @@ def job_requeue(*, job: MRScoreJob, reset_attempts: bool = False, reason: str = 
 
 
 def job_claim(*, job: MRScoreJob, takeover: bool = False) -> bool:
-    """queued -> running by a conditional UPDATE (exactly one worker wins). A running job whose lease
-    expired (its worker died) can be claimed again; takeover=True claims a running job regardless."""
-    now = timezone.now()
-    claimable = Q(status=JobStatus.QUEUED) | Q(status=JobStatus.RUNNING, lease_expires_at__lt=now)
-    if takeover:
-        claimable |= Q(status=JobStatus.RUNNING)
-    claimed = MRScoreJob.objects.filter(claimable, pk=job.pk).update(
-        status=JobStatus.RUNNING, attempts=F("attempts") + 1, lease_expires_at=now + LEASE,
-        started_at=Coalesce(F("started_at"), now), failure_reason="",
-    )
+    """queued -> running by a conditional UPDATE (exactly one worker wins), refused once the job has used its
+    attempts. A running job whose lease expired (its worker died) can be claimed again; takeover=True (an
+    operator whose worker is gone) claims a running job regardless of its lease and its attempts."""
+    claimed = leases.claim(JOBS, job.pk, claimable=Q(status__in=[JobStatus.QUEUED, JobStatus.RUNNING]) if takeover
+                           else None, limit=not takeover, started_at=Coalesce(F("started_at"), Now()),
+                           failure_reason="")
     job.refresh_from_db()
-    return claimed == 1
+    return claimed
+
+
+def job_attempt_failed(*, job: MRScoreJob, attempt: int, reason: str) -> str:
+    """Retried after a delay while attempts remain, else FAILED with the reason. Returns the status. Only the
+    attempt that still holds the job changes it: a superseded worker touches nothing."""
+    if attempt < JOBS.max_attempts:
+        if leases.requeue(JOBS, job.pk, attempt=attempt, failure_reason=f"attempt {attempt}: {reason}"[:2000]):
+            job_enqueue(job=job, countdown=django_settings.RUN_RETRY_DELAY_SECONDS)
+            return JobStatus.QUEUED
+    elif leases.fail(JOBS, job.pk, only=JOBS.held(attempt),
+                     failure_reason=f"after {attempt} attempts: {reason}"[:2000]):
+        return JobStatus.FAILED
+    return MRScoreJob.objects.values_list("status", flat=True).get(pk=job.pk)
+
+
+def jobs_sweep() -> dict:
+    """Jobs whose worker died (their lease expired): re-queued, or FAILED once they have used their attempts."""
+    def fail(job, only):
+        return leases.fail(JOBS, job.pk, only=only, failure_reason=(
+            f"after {job.attempts} attempts: the worker stopped renewing its lease (it died or lost the database)"))
+
+    return leases.sweep(JOBS, fail_row=fail, requeued=lambda job: job_enqueue(job=job), changes=lambda job: {
+        "failure_reason": f"attempt {job.attempts}: the worker stopped renewing its lease; retrying"})
 
 
 def job_build_judge(*, job: MRScoreJob):
@@ -192,10 +212,8 @@ def _store_chunk(job: MRScoreJob):
     def on_chunk(index, rows):
         # Insert-or-ignore: a chunk written again after a crash is ignored; the first write stands.
         MRScoreChunk.objects.bulk_create([MRScoreChunk(job=job, index=index, rows=rows)], ignore_conflicts=True)
-        alive = MRScoreJob.objects.filter(pk=job.pk, status=JobStatus.RUNNING).update(
-            lease_expires_at=timezone.now() + LEASE)
-        if not alive:
-            raise JobCancelled(f"job {job.pk} is no longer running")
+        if not leases.heartbeat(JOBS, job.pk, attempt=job.attempts):
+            raise JobCancelled(f"job {job.pk} attempt {job.attempts} no longer holds the job")
     return on_chunk
 
 
@@ -321,8 +339,7 @@ def safe_reason(*, job: MRScoreJob, exc: BaseException) -> str:
 
 
 def job_fail(*, job: MRScoreJob, reason: str) -> MRScoreJob:
-    MRScoreJob.objects.filter(pk=job.pk).exclude(status__in=[JobStatus.SUCCEEDED, JobStatus.CANCELLED]).update(
-        status=JobStatus.FAILED, failure_reason=reason[:2000], finished_at=timezone.now(), lease_expires_at=None)
+    leases.fail(JOBS, job.pk, failure_reason=reason[:2000])
     job.refresh_from_db()
     return job
 
@@ -332,7 +349,3 @@ def job_cancel(*, job: MRScoreJob) -> bool:
         status=JobStatus.CANCELLED, finished_at=timezone.now(), lease_expires_at=None)
     job.refresh_from_db()
     return changed == 1
-
-
-def max_attempts() -> int:
-    return getattr(django_settings, "RUN_MAX_ATTEMPTS", 3)

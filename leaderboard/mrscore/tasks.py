@@ -7,9 +7,11 @@ RUN_MAX_ATTEMPTS the job ends FAILED with its reason. The result holds ids only.
 import logging
 
 from celery import shared_task
-from django.conf import settings
+
+from leaderboard.core.leases import exclusive
 
 from . import selectors, services
+from .models import JobStatus
 
 logger = logging.getLogger(__name__)
 
@@ -19,6 +21,7 @@ def judge_job(job_id: int):
     job = selectors.job_get(job_id=job_id)
     if job is None or not services.job_claim(job=job):
         return {"job": job_id, "claimed": False}
+    attempt = job.attempts
     try:
         judge = services.job_build_judge(job=job)
         services.job_run(job=job, judge=judge)
@@ -26,15 +29,14 @@ def judge_job(job_id: int):
     except services.JobCancelled:
         return {"job": job_id, "claimed": True, "status": "cancelled"}
     except Exception as exc:  # noqa: BLE001 - every failure is recorded on the job
-        reason = services.safe_reason(job=job, exc=exc)
-        job.refresh_from_db()
-        if job.attempts >= services.max_attempts():
-            services.job_fail(job=job, reason=f"after {job.attempts} attempts: {reason}")
-            logger.warning("MRScore job %s failed after %s attempts", job_id, job.attempts)
-            return {"job": job_id, "claimed": True, "status": "failed"}
-        services.job_requeue(job=job, reason=f"attempt {job.attempts}: {reason}")
-        logger.info("MRScore job %s: attempt %s failed; retrying", job_id, job.attempts)
-        judge_job.apply_async(args=[job_id], queue=services.job_queue_name(job=job),
-                              countdown=getattr(settings, "RUN_RETRY_DELAY_SECONDS", 30))
-        return {"job": job_id, "claimed": True, "status": "retrying"}
+        status = services.job_attempt_failed(job=job, attempt=attempt,
+                                             reason=services.safe_reason(job=job, exc=exc))
+        logger.warning("MRScore job %s: attempt %s failed; now %s", job_id, attempt, status)
+        return {"job": job_id, "claimed": True, "status": {JobStatus.QUEUED: "retrying"}.get(status, str(status))}
     return {"job": job_id, "claimed": True, "status": "succeeded"}
+
+
+@shared_task(name="mrscore.sweep", ignore_result=True)
+def sweep() -> dict:
+    with exclusive("mrscore.sweep") as mine:
+        return services.jobs_sweep() if mine else {"skipped": "another sweeper holds the lock"}

@@ -208,6 +208,8 @@ RUN_MAX_INFRA_RETRIES = env_int("RUN_MAX_INFRA_RETRIES", 6, minimum=0)
 RUN_MODEL_CACHE_GB = env_int("RUN_MODEL_CACHE_GB", 0, minimum=0)
 RUN_RETRY_DELAY_SECONDS = env_int("RUN_RETRY_DELAY_SECONDS", 30, minimum=0)
 RECONCILE_AFTER_SECONDS = env_int("RECONCILE_AFTER_SECONDS", 300, minimum=1)
+# MRScore judge jobs: the lease is renewed after each judged chunk; attempts are counted against RUN_MAX_ATTEMPTS.
+MRSCORE_LEASE_SECONDS = env_int("MRSCORE_LEASE_SECONDS", 1800, minimum=1)
 # Prompts per stored chunk; 0 = the backend's own (256 for transformers; 2,048 for vLLM, whose scheduler
 # batches within a call and so wants large calls).
 RUN_CHUNK_SIZE = env_int("RUN_CHUNK_SIZE", 0, minimum=0)
@@ -264,8 +266,10 @@ CELERY_IMPORTS = ["evaluator.tasks"]  # not a Django app, so autodiscovery would
 # GPU queues per model size (leaderboard/core/routing.py): empty = the one "gpu" queue.
 GPU_QUEUE_CLASSES = parse_gpu_queues(env_str("GPU_QUEUES", ""))
 CELERY_TASK_ROUTES = ("leaderboard.core.routing.route_task", {"evaluator.*": {"queue": "gpu"}})
+SWEEP_EVERY_SECONDS = env_int("SWEEP_EVERY_SECONDS", 60, minimum=1)  # both sweepers: runs and MRScore jobs
 CELERY_BEAT_SCHEDULE = {
-    "sweep-runs": {"task": "evaluations.sweep", "schedule": float(env_int("SWEEP_EVERY_SECONDS", 60, minimum=1))},
+    "sweep-runs": {"task": "evaluations.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
+    "sweep-mrscore-jobs": {"task": "mrscore.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
     "reconcile-runs": {"task": "evaluations.reconcile",
                        "schedule": float(env_int("RECONCILE_EVERY_SECONDS", 120, minimum=1))},
 }

@@ -51,7 +51,7 @@ def test_it_enqueues_on_commit_by_judge_kind(judge_server, demo_loaded, monkeypa
     from leaderboard.mrscore.tasks import judge_job
 
     sent = []
-    monkeypatch.setattr(judge_job, "apply_async", lambda args, queue: sent.append((args, queue)))
+    monkeypatch.setattr(judge_job, "apply_async", lambda args, queue, countdown: sent.append((args, queue)))
     http, _ = services.job_create(benchmark_slug="mobile-mmlu", splits=["validation"],
                                   spec=services.judge_spec_from_options(model="m", endpoint=judge_server.endpoint))
     local, _ = services.job_create(benchmark_slug="mobile-mmlu", splits=["validation"],

@@ -83,8 +83,8 @@ class Command(BaseCommand):
             if job.status == JobStatus.RUNNING and not o["takeover"]:
                 raise CommandError(f"job {job.pk} is running (lease until {job.lease_expires_at}); --takeover "
                                    "if its worker is gone", returncode=1)
-            if job.status == JobStatus.RUNNING:
-                services.job_requeue(job=job)
+            if job.status == JobStatus.RUNNING:  # the operator's takeover: a fresh count, as a resumed failed job
+                services.job_requeue(job=job, reset_attempts=True)
             services.job_enqueue(job=job)
             self.stdout.write(f"queued MRScore job {job.pk} on the {services.job_queue_name(job=job)} queue")
             return
