@@ -130,7 +130,7 @@ def test_the_topic_table_sorts_and_compares_each_topic_with_the_board_median(cli
     table = dom.find("table", id="topic-table")[0]
     assert "sortable" in table["class"].split()
     assert [th.get("data-sort") for th in dom.find("th", scope="col")][:7] == [
-        "text", "num", None, "num", "num", "num", "num"]
+        "text", "num", "num", "num", None, "num", "num"]
     page = text(response)
     key = (ResultAggregate.objects.filter(result__hub_id="org/alpha", level=Level.TOPIC)
            .exclude(correct=0).order_by("key").first())
