@@ -76,16 +76,6 @@ def topic_summary(*, benchmark, split="validation", shots=0, variant="original")
     return out
 
 
-def topic_across_models(*, benchmark, topic, split="validation", shots=0, variant="original") -> list[dict]:
-    """One topic's accuracy for each of the board's models, best first."""
-    board = open_board(benchmark=benchmark, split=split, shots=shots)
-    aggs = ResultAggregate.objects.filter(result_id__in=list(board), level=Level.TOPIC, key=topic.slug,
-                                          variant=variant).values_list("result_id", "n", "correct")
-    rows = [{"hub_id": board[rid][0], "revision": board[rid][1], "precision": board[rid][2],
-             **display.cell(split=split, n=n, correct=correct)} for rid, n, correct in aggs]
-    return sorted(rows, key=lambda r: (-(r["accuracy"] or 0), r["hub_id"]))
-
-
 def board_topic_cells(*, results, variant="original") -> dict[int, dict[str, dict]]:
     """result id -> topic slug -> display cell, for a handful of results (the compare page). Open splits only."""
     for r in results:

@@ -1,6 +1,11 @@
-"""Topics across models: easiest and hardest (the paper's Figs. 14-15) and one topic's accuracy
-across models with its MRScore. Open split only."""
+"""Topics across models: easiest and hardest (the paper's Figs. 14-15) and one topic's models, ranked on its
+questions, with its MRScore. Open split only."""
 from leaderboard.mrscore import selectors as mrscore_selectors
+from leaderboard.results import board
+from leaderboard.results import selectors as results_selectors
+
+from ..board_cache import board_cached
+from . import leaderboard
 
 EXTREMES = 10
 TOPIC_CHART_MODELS = 30
@@ -52,3 +57,33 @@ def topic_summary_text(topic, rows) -> str:
     return (f"{len(rows)} models scored on {topic.name}; mean accuracy {mean:.1f}%, from {min(accs)}% to "
             f"{max(accs)}%. The chart shows the {shown} most accurate with 95% intervals; best: "
             f"{rows[0]['hub_id']} at {rows[0]['accuracy']}%.")
+
+
+# --- one topic's models, ranked (the topic page's table) -----------------------------------------------------------
+
+TOPIC_COLUMNS = (("rank", "Rank", "rank", "col-rank num"), ("model", "Model", "name", "col-model"),
+                 ("accuracy", "Accuracy (95% CI)", "accuracy", "col-acc num"), ("n", "Questions", None, "num"),
+                 ("precision", "Precision", "precision", ""))
+
+
+def topic_board(*, benchmark, topic, query, path) -> dict:
+    """The board narrowed to one topic (results.selectors.board_rows with topics=): ranked by significance on the
+    topic's questions, flagged models hidden unless shown, sorted and paged on the server like the leaderboard."""
+    rows = board_cached(f"topic-board:{topic.slug}", benchmark=benchmark, split="validation", shots=0,
+                        build=lambda: results_selectors.board_rows(benchmark=benchmark, topics=(topic.slug,)))
+    shown = board.view(rows, filters=query.filters(), sort=query.sort)
+    pages = leaderboard.pager(query, len(shown.rows), path)
+    start = (pages["page"] - 1) * leaderboard.PAGE_SIZE
+    page_rows = shown.rows[start:start + leaderboard.PAGE_SIZE]
+    return {
+        "query": query, "headers": leaderboard.sort_links(query, TOPIC_COLUMNS, path), "pager": pages,
+        "rows": [{"hub_id": r["hub_id"], "rank": r["rank"], "tied": r["tied"], "flagged": r["flagged"],
+                  "contamination": r["possible_contamination"], "accuracy": leaderboard.number(r["accuracy"], 2),
+                  "interval": (f"{leaderboard.number(r['ci95_low'], 2)}–{leaderboard.number(r['ci95_high'], 2)}"
+                               if r["ci95_low"] is not None else ""), "n": r["n"], "precision": r["precision"]}
+                 for r in page_rows],
+        "count_text": leaderboard.count_text(len(shown.rows), start + 1, start + len(page_rows), 0, ""),
+        "flagged_hidden": shown.flagged_hidden, "show_flagged_url": query.url(path, flagged="show", page=1),
+        "hide_flagged_url": query.url(path, flagged="hidden", page=1),
+        "best": sorted(shown.rows, key=lambda r: (-(r["accuracy"] or 0), r["hub_id"].lower())),
+    }

@@ -1,13 +1,14 @@
-"""The leaderboard (also the home page): one board (benchmark, split, shots) chosen on the server;
-filters, search, sorting and re-ranking happen in the browser on the rows handed over."""
-from urllib.parse import urlencode
-
+"""The leaderboard (also the home page): one board (benchmark, split, shots), filtered, ranked, sorted and paged
+on the server, so the first page is plain HTML rows; `?fragment=board` answers the board's part alone (the page
+script swaps it in as filters change)."""
+from django.http import Http404
 from django.shortcuts import render
-from django.urls import reverse
 from django.views.decorators.gzip import gzip_page
 
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.submissions.models import ModelType, Precision
+from leaderboard.results.board import SIZE_CLASSES as SIZE_CLASS_VALUES
+from leaderboard.results.board import sort_names
+from leaderboard.submissions.models import ModelType
 
 from ..payloads import leaderboard as payload
 from . import common
@@ -15,25 +16,69 @@ from .benchmarks import benchmark_rows
 
 SIZE_CLASSES = [("mini", "Mini (< 5B)"), ("small", "Small (5–13B)"), ("medium", "Medium (13–50B)"),
                 ("large", "Large (≥ 50B)")]
-FILTERS = ("size_class", "on_device", "model_type", "precision", "flagged", "search", "include_reported")
+LEGACY_FLAGGED = {"true": "only", "false": "hidden", "": "hidden"}  # the values of the old flags dropdown
+TRUE = ("true", "on", "1")
 
 
-@gzip_page  # the page carries up to ~1,000 rows of data: compressed it stays well under 300 KB
+def _billions(request, name):
+    raw = request.GET.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise Http404(f"{name} must be a number of billions of parameters.") from None
+    if not 0 <= value < 1e6:
+        raise Http404(f"{name} must be a number of billions of parameters.")
+    return value
+
+
+def _pins(request):
+    pins = [p.strip() for raw in request.GET.getlist("pin") for p in raw.split(",") if p.strip()]
+    return tuple(dict.fromkeys(p[:300] for p in pins))[:payload.MAX_PINS]
+
+
+def board_query(request, *, benchmark, split, shots, categories) -> payload.BoardQuery:
+    """The page's state from its URL. Unknown filter values are a 404 (as unknown boards are); an unknown sort,
+    column set or page falls back to the default."""
+    flagged = request.GET.get("flagged", "")
+    flagged = LEGACY_FLAGGED.get(flagged, flagged)
+    common.choice_from(request, "size_class", ("", *SIZE_CLASS_VALUES), "")
+    common.choice_from(request, "model_type", ("", *ModelType.values), "")
+    if flagged not in payload.FLAGGED:
+        raise Http404(f"flagged must be one of {', '.join(payload.FLAGGED)}.")
+    sort = request.GET.get("sort", "rank")
+    page = request.GET.get("page", "1")
+    columns = request.GET.get("columns", "overview")
+    return payload.BoardQuery(
+        benchmark=benchmark.slug, split=split, shots=shots, search=request.GET.get("search", "").strip()[:200],
+        flagged=flagged, size_class=request.GET.get("size_class", ""), params_min=_billions(request, "params_min"),
+        params_max=_billions(request, "params_max"), on_device=request.GET.get("on_device", "") in TRUE,
+        model_type=request.GET.get("model_type", ""), precision=request.GET.get("precision", "").strip()[:20],
+        include_reported=request.GET.get("include_reported", "") in TRUE,
+        sort=sort if sort.lstrip("-") in sort_names(categories) else "rank",
+        columns=columns if columns in dict(payload.PRESETS) else "overview",
+        page=int(page) if page.isdigit() and int(page) > 0 else 1, pins=_pins(request))
+
+
+@gzip_page
 def leaderboard(request, home=False):
     benchmark = common.benchmark_from(request)
     split = common.choice_from(request, "split", common.BOARD_SPLITS, "validation")
     shots = common.shots_from(request)
-    data = payload.board_payload(benchmark=benchmark, split=split, shots=shots)
-    precisions = list(Precision.values) + [p for p in data["lookups"]["precision"] if p and p not in Precision.values]
-    csv_query = urlencode({"benchmark": benchmark.slug, "split": split, "shots": shots, "format": "csv"})
+    categories = payload.categories(benchmark=benchmark)
+    query = board_query(request, benchmark=benchmark, split=split, shots=shots,
+                        categories=[slug for slug, _ in categories])
+    board = payload.board_page(benchmark=benchmark, query=query, cats=categories)
+    if request.GET.get("fragment") == "board":
+        return render(request, "frontend/partials/board.html", {"board": board,
+                                                                 "model_url": payload.model_url_prefix()})
     return render(request, "frontend/leaderboard.html", {
-        "home": home, "data": data, "summary": payload.summary(data), "benchmark": benchmark,
+        "home": home, "board": board, "query": query, "benchmark": benchmark,
         "benchmarks": bench_selectors.benchmark_list(), "split": split, "shots": shots,
         "shots_options": common.shots_options(benchmark=benchmark, shots=shots), "size_classes": SIZE_CLASSES,
-        "model_types": ModelType.choices, "precisions": precisions,
-        "filters": {name: request.GET.get(name, "") for name in FILTERS},
-        "csv_url": f"{reverse('api-leaderboard')}?{csv_query}",
-        "benchmark_rows": benchmark_rows() if home else None,
+        "model_types": ModelType.choices, "precisions": board["precisions"],
+        "model_url": payload.model_url_prefix(), "benchmark_rows": benchmark_rows() if home else None,
     })
 
 

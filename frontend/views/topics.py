@@ -1,4 +1,6 @@
-"""Topics: easiest and hardest across models, and one topic's page (its accuracy across models, its MRScore)."""
+"""Topics: easiest and hardest across models, and one topic's page (its models ranked on it, its MRScore)."""
+from urllib.parse import urlencode
+
 from django.http import Http404
 from django.shortcuts import render
 from django.urls import reverse
@@ -9,7 +11,7 @@ from leaderboard.benchmarks import selectors as bench_selectors
 from .. import selectors
 from ..board_cache import board_cached
 from ..payloads import topics as payload
-from ..payloads.leaderboard import model_url_prefix
+from ..payloads.leaderboard import BoardQuery, model_url_prefix
 from . import common
 
 
@@ -26,18 +28,33 @@ def topic_list(request):
     })
 
 
+TOPIC_SORTS = ("rank", "accuracy", "name", "precision")
+
+
+def _topic_query(request, benchmark):
+    """The table's state from the URL: sort, page and the flagged toggle (unknown values fall back)."""
+    sort = request.GET.get("sort", "rank")
+    page = request.GET.get("page", "1")
+    flagged = request.GET.get("flagged", "hidden")
+    return BoardQuery(benchmark=benchmark.slug, sort=sort if sort.lstrip("-") in TOPIC_SORTS else "rank",
+                      page=int(page) if page.isdigit() and int(page) > 0 else 1,
+                      flagged=flagged if flagged in ("hidden", "show") else "hidden")
+
+
 @gzip_page
 def topic_detail(request, slug):
     benchmark = common.benchmark_from(request)
     topic = next((t for t in bench_selectors.topic_index(benchmark=benchmark) if t.slug == slug), None)
     if topic is None:
         raise Http404("No such topic.")
-    rows = board_cached(f"topic:{topic.slug}", benchmark=benchmark, split="validation", shots=0,
-                        build=lambda: selectors.topic_across_models(benchmark=benchmark, topic=topic))
+    table = payload.topic_board(benchmark=benchmark, topic=topic, query=_topic_query(request, benchmark),
+                                path=request.path)
+    rows = table["best"]
+    csv_query = urlencode({"benchmark": benchmark.slug, "split": "validation", "topic": topic.slug})
     return render(request, "frontend/topic_detail.html", {
-        "benchmark": benchmark, "topic": topic, "rows": rows, "mrscore": payload.topic_mrscore(
+        "benchmark": benchmark, "topic": topic, "rows": rows, "table": table, "mrscore": payload.topic_mrscore(
             benchmark=benchmark, topic=topic),
         "data": payload.topic_chart(rows), "summary": payload.topic_summary_text(topic, rows),
-        "model_url": model_url_prefix(),  # one prefix instead of a reverse() per row (up to ~1,000 rows)
-        "csv_url": f"{reverse('api-results-topics-csv')}?benchmark={benchmark.slug}&split=validation",
+        "model_url": model_url_prefix(),  # one prefix instead of a reverse() per row
+        "csv_url": f"{reverse('api-results-topics-csv')}?{csv_query}",
     })

@@ -49,10 +49,6 @@ class Filters:
         return not flagged or self.flagged is None or row["flagged"] == self.flagged
 
 
-def _missing_last(value):
-    return (value is None, value)
-
-
 def _sort_key(name):
     """Row -> sortable value (None: the row has no such figure)."""
     if name.startswith("category:"):
@@ -76,15 +72,18 @@ def sort_names(categories=()) -> list[str]:
     return list(SORT_NAMES) + [f"category:{slug}" for slug in categories]
 
 
+def _board_order(row):
+    return (row["rank"] or 0, -(row["accuracy"] or 0), row["hub_id"].lower(), row["precision"])
+
+
 def sort_rows(rows, sort="rank"):
-    """Sorted by `sort` ('-' first: descending); rows without that figure last either way; ties by rank, then name."""
+    """Sorted by `sort` ('-' first: descending); rows without that figure last either way; ties in board order
+    (rank, then accuracy, then name)."""
     name, descending = sort.lstrip("-"), sort.startswith("-")
     key = _sort_key(name) or _sort_key("rank")
-    known = [r for r in rows if key(r) is not None]
-    unknown = [r for r in rows if key(r) is None]
-    known.sort(key=lambda r: (r["rank"] or 0, r["hub_id"].lower(), r["precision"]))
-    known.sort(key=key, reverse=descending)  # stable: ties keep rank order
-    unknown.sort(key=lambda r: (r["rank"] or 0, r["hub_id"].lower(), r["precision"]))
+    known = sorted((r for r in rows if key(r) is not None), key=_board_order)
+    unknown = sorted((r for r in rows if key(r) is None), key=_board_order)
+    known.sort(key=key, reverse=descending)  # stable: ties keep the board's order
     return known + unknown
 
 

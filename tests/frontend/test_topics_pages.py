@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -50,3 +52,27 @@ def test_it_shows_new_results_at_once(client, make_run):
     assert page_data(client.get(reverse("topics")))["easiest"][0]["models"] == 2
     assert [m[0] for m in page_data(client.get(reverse("topic-detail", args=["travel-planning"])))["models"]] == [
         "org/alpha", "org/beta"]
+
+
+def test_a_topic_page_ranks_its_models_and_sorts_and_pages_on_the_server(client, demo_loaded):
+    from urllib.parse import parse_qs, urlsplit
+
+    from tests.frontend.test_leaderboard_page import Table
+
+    hub_ids = seed_board(n_models=130, per_topic=6)
+    url = reverse("topic-detail", args=["travel-planning"])
+    response = client.get(url, {"flagged": "show"})
+    table = Table(response.content.decode(), "topic-models")
+    assert len(table.rows) == 100 and table.rows[0]["cells"][0].startswith("1")
+    assert [h["text"].rstrip(" ↕↑") for h in table.headers][:3] == ["Rank", "Model", "Accuracy (95% CI)"]
+    page = text(response)
+    assert "Showing 1–100 of 130 models." in page and 'aria-label="Pages of this topic' in page
+    assert len(Table(client.get(url, {"flagged": "show", "page": 2}).content.decode(), "topic-models").rows) == 30
+    by_name = Table(client.get(url, {"flagged": "show", "sort": "name"}).content.decode(), "topic-models")
+    assert [r["hub"] for r in by_name.rows] == sorted(hub_ids)[:100]
+    hidden = Table(client.get(url).content.decode(), "topic-models")  # seed.py flags every 97th model
+    assert {r["hub"] for r in hidden.rows}.isdisjoint({h for i, h in enumerate(hub_ids) if i % 97 == 13})
+    csv = re.search(r'class="csv-link" href="([^"]+)"', page).group(1).replace("&amp;", "&")
+    assert parse_qs(urlsplit(csv).query)["topic"] == ["travel-planning"]
+    body = b"".join(client.get(csv).streaming_content).decode()
+    assert {line.split(",")[9] for line in body.splitlines()[1:]} == {"travel-planning"}
