@@ -42,7 +42,7 @@ def _cipher(keys: tuple[str, ...]) -> MultiFernet:
 
 
 def _current_cipher() -> MultiFernet:
-    return _cipher(tuple(getattr(settings, "SEALED_ANSWER_KEYS", ()) or ()))
+    return _cipher(tuple(settings.SEALED_ANSWER_KEYS))
 
 
 def encrypt_answer(letters: str) -> bytes:
@@ -67,7 +67,7 @@ def sealed_hash_keys() -> list[bytes]:
 
     Each is derived from its Fernet key with a fixed label (never the encryption key itself); like the
     answers, the hash can be computed only where the sealed key is (web and default worker)."""
-    keys = tuple(getattr(settings, "SEALED_ANSWER_KEYS", ()) or ())
+    keys = tuple(settings.SEALED_ANSWER_KEYS)
     _cipher(keys)  # the same checks and messages: unset, reusing SECRET_KEY, malformed
     return [hmac.new(base64.urlsafe_b64decode(key.encode()), SPLIT_HASH_LABEL, hashlib.sha256).digest()
             for key in keys]

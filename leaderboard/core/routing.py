@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from django.core.exceptions import ImproperlyConfigured
 
 DEFAULT_GPU_QUEUE = "gpu"
-ROUTED_TASKS = frozenset({"evaluator.predict_run"})
 
 
 @dataclass(frozen=True)
@@ -78,19 +77,3 @@ def gpu_queue_for_run(run_id: int) -> str:
     if params is None:
         params = ModelEntry.objects.filter(hub_id__iexact=run["model_ref"]).values_list("params", flat=True).first()
     return gpu_queue_for_params(params, classes)
-
-
-def route_task(name, args, kwargs, options, task=None, **kw):
-    """Celery router (CELERY_TASK_ROUTES): a run's prediction task goes to its size class's queue.
-
-    Celery lets an explicit ``apply_async(queue=...)`` win over routers, so callers that want
-    size routing publish without naming a queue. Celery still calls routers then; we look nothing
-    up, since lifecycle.send_predict (on the GPU worker too, for a retry) names the run's stored queue
-    and that worker's database role cannot read the submission tables.
-    """
-    if name not in ROUTED_TASKS or (options or {}).get("queue"):
-        return None
-    run_id = args[0] if args else (kwargs or {}).get("run_id")
-    if run_id is None:
-        return None
-    return {"queue": gpu_queue_for_run(run_id)}

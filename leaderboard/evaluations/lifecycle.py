@@ -61,7 +61,7 @@ def run_enqueue(*, run: EvaluationRun, countdown: int = 0, route: bool = False):
     enqueued_at is when the run first joined the queue and stays (queue positions and the oldest-queued
     metric read it); published_at is the last publish. route=True (a new run, on the trusted side) picks
     and stores its size class's queue. Otherwise the stored queue stands: a retry is enqueued by the GPU
-    worker, whose database role may neither write `queue` nor read the submission tables the router looks at.
+    worker, whose database role may neither write `queue` nor read the submission tables the size routing reads.
     """
     changes = {"enqueued_at": Coalesce(F("enqueued_at"), Now()), "published_at": Now()}
     if route:

@@ -44,10 +44,6 @@ def model_location(*, model_ref: str) -> str:
     return model_ref
 
 
-def run_get(*, run_id: int) -> EvaluationRun:
-    return EvaluationRun.objects.select_related("benchmark_version__benchmark").get(pk=run_id)
-
-
 def run_chunks(*, run: EvaluationRun) -> dict[int, list[dict]]:
     return dict(PredictionChunk.objects.filter(run=run).order_by("index").values_list("index", "rows"))
 

@@ -342,10 +342,3 @@ def job_fail(*, job: MRScoreJob, reason: str) -> MRScoreJob:
     leases.fail(JOBS, job.pk, failure_reason=reason[:2000])
     job.refresh_from_db()
     return job
-
-
-def job_cancel(*, job: MRScoreJob) -> bool:
-    changed = MRScoreJob.objects.filter(pk=job.pk, status__in=[JobStatus.QUEUED, JobStatus.RUNNING]).update(
-        status=JobStatus.CANCELLED, finished_at=timezone.now(), lease_expires_at=None)
-    job.refresh_from_db()
-    return changed == 1

@@ -265,7 +265,8 @@ CELERY_TASK_DEFAULT_QUEUE = "default"
 CELERY_IMPORTS = ["evaluator.tasks"]  # not a Django app, so autodiscovery would miss it
 # GPU queues per model size (leaderboard/core/routing.py): empty = the one "gpu" queue.
 GPU_QUEUE_CLASSES = parse_gpu_queues(env_str("GPU_QUEUES", ""))
-CELERY_TASK_ROUTES = ("leaderboard.core.routing.route_task", {"evaluator.*": {"queue": "gpu"}})
+# A run's queue is chosen once and stored (evaluations.lifecycle.run_enqueue); every publish names it.
+CELERY_TASK_ROUTES = {"evaluator.*": {"queue": "gpu"}}
 SWEEP_EVERY_SECONDS = env_int("SWEEP_EVERY_SECONDS", 60, minimum=1)  # both sweepers: runs and MRScore jobs
 CELERY_BEAT_SCHEDULE = {
     "sweep-runs": {"task": "evaluations.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},

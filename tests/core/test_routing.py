@@ -5,7 +5,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from leaderboard.benchmarks.models import BenchmarkVersion
 from leaderboard.celery import app
-from leaderboard.core.routing import gpu_queue_for_params, parse_gpu_queues, route_task
+from leaderboard.core.routing import gpu_queue_for_params, gpu_queue_for_run, parse_gpu_queues
 from leaderboard.evaluations import lifecycle, services
 from leaderboard.evaluations.models import EvaluationRun, RunStatus
 from leaderboard.submissions.models import ModelEntry, Submission
@@ -54,27 +54,24 @@ def test_it_routes_a_run_by_its_models_size(run_of_model, settings):
     small = run_of_model("org/small-3b", 3_000_000_000)
     large = run_of_model("org/large-70b", 70_000_000_000, with_submission=False)  # found by hub id
     unknown = run_of_model("org/unknown", None)
-    # Through Celery's own router with the project's CELERY_TASK_ROUTES.
-    router = Router(prepare(settings.CELERY_TASK_ROUTES), app.amqp.queues, create_missing=True, app=app)
-    queue = {run: router.route({}, "evaluator.predict_run", args=(run.pk,))["queue"].name
-             for run in (small, large, unknown)}
+    queue = {run: gpu_queue_for_run(run.pk) for run in (small, large, unknown)}
     assert queue == {small: "gpu-small", large: "gpu-large", unknown: "gpu-large"}
-    assert router.route({}, "evaluations.score_run", args=(small.pk,))["queue"].name == "default"
 
 
-@pytest.mark.django_db
-def test_it_leaves_a_named_queue_alone(run_of_model, settings, django_assert_num_queries):
-    settings.GPU_QUEUE_CLASSES = parse_gpu_queues(CLASSES)
-    run = run_of_model("org/large-70b", 70_000_000_000)
-    with django_assert_num_queries(0):  # the publisher chose (the run's stored queue): nothing to look up
-        assert route_task("evaluator.predict_run", (run.pk,), {}, {"queue": "gpu-large"}) is None
+def test_a_message_published_without_a_queue_goes_by_its_task():
+    """Every publish names its queue; the project's CELERY_TASK_ROUTES only default the task's own queue."""
+    from django.conf import settings
+
+    router = Router(prepare(settings.CELERY_TASK_ROUTES), app.amqp.queues, create_missing=True, app=app)
+    assert router.route({}, "evaluator.predict_run", args=(1,))["queue"].name == "gpu"
+    assert router.route({}, "evaluations.score_run", args=(1,))["queue"].name == "default"
 
 
 @pytest.mark.django_db
 def test_it_sends_every_run_to_gpu_without_size_classes(run_of_model, django_assert_num_queries):
     run = run_of_model("org/large-70b", 70_000_000_000)
     with django_assert_num_queries(0):  # no lookup when there is one queue
-        assert route_task("evaluator.predict_run", (run.pk,), {}, {}) == {"queue": "gpu"}
+        assert gpu_queue_for_run(run.pk) == "gpu"
 
 
 @pytest.mark.django_db
