@@ -53,7 +53,7 @@ def per_option_loglikelihood(backend, questions, template) -> list[str]:
                                    use_cache=False).logits
             logp = torch.log_softmax(logits.float(), dim=-1)
             width = input_ids.shape[1]
-            for row, (qi, oi, ids, n) in enumerate(batch):
+            for row, (qi, oi, _, n) in enumerate(batch):
                 targets = input_ids[row, width - n:]
                 preds = logp[row, width - n - 1:width - 1]
                 scores[qi][oi] = float(preds.gather(-1, targets[:, None]).sum())

@@ -81,7 +81,7 @@ def test_two_gpu_workers_compete_and_each_run_is_predicted_once(runs_of, gpu_log
     for run in runs:  # a message delivered twice (a redelivery, a reconciler race)
         lifecycle.send_predict(run.pk)
     with deployed("gpu", role_url=gpu_login_role) as one, deployed("gpu", role_url=gpu_login_role) as two, \
-            deployed("default") as scorer:
+            deployed("default"):
         wait_until(lambda: settled(runs), timeout=240, message=lambda: one.log[-2000:] + two.log[-2000:])
         wait_until(lambda: (one.log + two.log).count("not claimable") == 3, timeout=60,
                    message=lambda: one.log[-2000:] + two.log[-2000:])
