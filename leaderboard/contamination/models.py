@@ -87,17 +87,17 @@ class TestScoreDisplay(models.Model):
 
 
 class LadderReason(models.TextChoices):
-    FIRST = "first", "the first sealed run of this submitter and namespace: published"
-    GAIN = "gain", "a significant paired gain over the submitter's best published run: published"
-    NO_GAIN = "no-gain", "no significant paired gain over the submitter's best published run: withheld"
+    FIRST = "first", "the model's first sealed run: published"
+    GAIN = "gain", "a significant paired gain over the model's best published run: published"
+    NO_GAIN = "no-gain", "no significant paired gain over the model's best published run: withheld"
     BUDGET = "budget", "the submitter's sealed releases for this window are used up: withheld"
 
 
 class LadderDecision(models.Model):
-    """The Ladder rule's judgement of one sealed-split run, per submitter: the family is the submitting account and
-    the model's namespace (lower case) on one benchmark and shot setting, so a new repository or precision does not
-    start afresh. Published ("moved") runs count against the account's release budget per window. Runs without a
-    submitter (an operator's) are judged per model and precision, as a re-run of the same model."""
+    """The Ladder rule's judgement of one sealed-split run. A model's (`family`: its id, lower case) revisions and
+    precisions are compared with its best published run on one benchmark and shot setting; every published
+    ("moved") run counts against the submitting account's release budget per window, so a new repository or
+    precision never adds to what an account can learn. Operators' runs (no submitter) have no budget."""
 
     display = models.ForeignKey(TestScoreDisplay, null=True, blank=True, on_delete=models.CASCADE,
                                 related_name="decisions", help_text="the board entry of the candidate's model")
@@ -106,9 +106,9 @@ class LadderDecision(models.Model):
     candidate_run = models.ForeignKey("evaluations.EvaluationRun", on_delete=models.CASCADE, related_name="+")
     account = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="+", help_text="the submitting account (none: an operator's run)")
-    family = models.CharField(max_length=330, blank=True, default="",
-                              help_text="a submitter's runs: the model's namespace, lower case; an operator's runs "
-                                        "(no submitter): the model id and precision")
+    family = models.CharField(max_length=300, blank=True, default="",
+                              help_text="the model id, lower case: its revisions and precisions are compared with "
+                                        "its best published run")
     reason = models.CharField(max_length=10, choices=LadderReason.choices, default=LadderReason.NO_GAIN)
     n = models.PositiveIntegerField()
     mean_diff = models.FloatField()
@@ -119,4 +119,4 @@ class LadderDecision(models.Model):
 
     class Meta:
         ordering = ["-decided_at", "-pk"]
-        indexes = [models.Index(fields=["account", "family"])]
+        indexes = [models.Index(fields=["family"]), models.Index(fields=["account", "decided_at"])]

@@ -315,6 +315,6 @@ def ladder_notes(*, benchmark, shots: int) -> dict[int, str]:
             revisions.append(d.candidate_run.model_revision[:12] or "?")
     # No figures: the candidates' test scores stay unpublished (that is the point of the Ladder rule).
     return {run_id: (f"later test run(s) of revision {', '.join(revisions)} are not published: the Ladder rule "
-                     f"publishes a submitter's new sealed figure only when its paired gain over their best published "
-                     f"one passes the threshold s/√n, within a budget of releases per window")
+                     f"publishes a model's later sealed figure only when its paired gain over the shown one passes "
+                     f"the threshold s/√n, within the submitter's budget of releases per window")
             for run_id, revisions in kept.items()}

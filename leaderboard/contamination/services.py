@@ -82,12 +82,11 @@ def _correct_by_question(run, rows=None) -> dict[str, bool]:
 
 
 def _family(result: RunResult) -> tuple[int | None, str]:
-    """The Ladder's family of a sealed run: the submitting account and the model's namespace, lower case (like
-    every hub-id comparison); an operator's run (no submitter) is judged per model and precision."""
+    """The Ladder's keys of a sealed run: the submitting account (None for an operator's run), whose budget a
+    publication spends, and the model id, lower case (like every hub-id comparison), whose revisions and precisions
+    are compared with its best published run."""
     submission = result.run.submission
-    if submission is None or submission.submitter_id is None:
-        return None, f"{result.hub_id.lower()}@{result.precision}"
-    return submission.submitter_id, result.hub_id.split("/")[0].lower()
+    return (submission.submitter_id if submission else None), result.hub_id.lower()
 
 
 def _lock_family(account_id, family: str) -> None:
@@ -105,24 +104,30 @@ def releases_used(*, account_id) -> int:
 
 
 def ladder_update(*, result: RunResult, rows) -> LadderDecision | None:
-    """The Ladder rule per submitter (Blum & Hardt, 2015). The first sealed run of a family (account, namespace,
-    benchmark, shots) is published; a later one, of any repository or precision in that namespace, only when its
-    paired gain over the family's best published run, on the shared questions, passes s/√n; and each publication
-    spends one of the account's LADDER_RELEASES_PER_WINDOW. A withheld run's test figure is never published."""
+    """The Ladder rule (Blum & Hardt, 2015) with a budget per submitter. A model's first sealed run (benchmark,
+    shots) is published; a later one, of another revision or precision, only when its paired gain over the model's
+    best published run, on the shared questions, passes s/√n. Every publication, first ones included, spends one of
+    the submitting account's LADDER_RELEASES_PER_WINDOW, so a new repository or precision never adds to what an
+    account can learn. A new model is measured (its Δ and flag need its test figure) as long as the budget lasts.
+    A withheld run's test figure is never published."""
     if LadderDecision.objects.filter(candidate_run=result.run).exists():
         return None  # judged already (a re-score): one decision per run
     account_id, family = _family(result)
     _lock_family(account_id, family)
-    display = (TestScoreDisplay.objects.select_for_update()
-               .filter(hub_id__iexact=result.hub_id, precision=result.precision, benchmark_id=result.benchmark_id,
-                       shots=result.shots).first())
+    displays = TestScoreDisplay.objects.select_for_update().filter(
+        hub_id__iexact=result.hub_id, benchmark_id=result.benchmark_id, shots=result.shots)
+    display = displays.filter(precision=result.precision).first()
     if display is not None and display.run_id == result.run_id:
         return None
-    best = (LadderDecision.objects.filter(account_id=account_id, family=family, moved=True,
+    best = (LadderDecision.objects.filter(family=family, moved=True,
                                           candidate_run__benchmark_version__benchmark_id=result.benchmark_id,
                                           candidate_run__shots=result.shots)
             .select_related("candidate_run").order_by("-decided_at", "-pk").first())
-    shown = best.candidate_run if best else (display.run if display else None)  # older boards had no families
+    if best is None:  # boards from before the decisions were kept per model
+        legacy = display or displays.order_by("-updated_at").first()
+        shown = legacy.run if legacy else None
+    else:
+        shown = best.candidate_run
     if shown is None:
         decision = stats.LadderDecision(n=0, mean_diff=0.0, sd=0.0, threshold=0.0, moves=True)
         reason = LadderReason.FIRST

@@ -28,9 +28,9 @@ def run_status(run) -> dict:
             "accuracy_note": WITHHELD_NOTE if withheld else "", "failure": failure}
 
 
-WITHHELD_NOTE = ("not published: the Ladder rule publishes a submitter's new sealed test figure only when its "
-                 "paired gain over their best published one is significant, within a budget of releases per "
-                 "window, so this test score stays sealed")
+WITHHELD_NOTE = ("not published: the Ladder rule publishes a later sealed test figure of a model only when its "
+                 "paired gain over the model's best published one is significant, and each account has a budget "
+                 "of published figures per window, so this test score stays sealed")
 
 
 def _withheld(run) -> bool:

@@ -421,15 +421,15 @@ WITHHELD = (40, 150, 260)
 
 @pytest.fixture
 def adversary_world(people, submit):
-    """build(c_w): the adversary's released model (sealed 300, published) and a second one whose validation is
-    100 % right and whose sealed count c_w is below 300 (no gain: withheld); then the same model again under
+    """build(c_w): the adversary's released model (revision 0: sealed 300, published) and a later revision whose
+    validation is 100 % right and whose sealed count c_w is below 300 (no gain: withheld); then the same model under
     another spelling of its hub id and another revision (`MALLORY/Cheat`, route 6): the same Ladder family and
     model, withheld too."""
     mallory = people["mallory"]
 
     def build(c_w):
         mail.outbox.clear()
-        submit(mallory, "mallory/base", {"validation": 300, "test": 300})
+        submit(mallory, "mallory/cheat", {"validation": 300, "test": 300}, revision="0" * 40)
         cheat, runs = submit(mallory, "mallory/cheat", {"validation": 480, "test": c_w})
         again, more = submit(mallory, "MALLORY/Cheat", {"validation": 480, "test": c_w}, revision="b" * 40)
         for run in (runs["test"], more["test"]):  # the notice the author gets when the submission has finished
@@ -443,9 +443,9 @@ def adversary_world(people, submit):
 
 def adversary_urls(context):
     """Everything the adversary can fetch about its withheld runs, signed in as itself, and the public views."""
-    urls = [("anonymous", u) for u in board_urls() + page_urls(["mallory/cheat", "mallory/base"])
+    urls = [("anonymous", u) for u in board_urls() + page_urls(["mallory/cheat"])
             + model_urls("mallory/cheat", context["runs"])
-            + [reverse("api-contamination-model", args=["mallory/base"])]]
+            + [reverse("api-contamination-model", args=["mallory/cheat"])]]
     mine = [reverse("my-submissions")]
     for pk in context["submissions"]:
         mine += [reverse("api-submission-detail", args=[pk]), reverse("submission-status", args=[pk])]
@@ -468,7 +468,7 @@ def test_a_withheld_run_publishes_nothing_not_even_a_flag(people, adversary_worl
         expected = ["no-gain", "no-gain"] if c_w < 300 else ["gain", "no-gain"]
         assert [ladder_reason(pk) for pk in context["tests"]] == expected
         # One family and one model whatever the spelling: no fresh release for `MALLORY/Cheat` (route 6).
-        assert set(LadderDecision.objects.values_list("family", flat=True)) == {"mallory"}
+        assert set(LadderDecision.objects.values_list("family", flat=True)) == {"mallory/cheat"}
         assert ModelEntry.objects.filter(hub_id__iexact="mallory/cheat").count() == 1
         return context
 
@@ -518,12 +518,12 @@ def test_a_rerun_of_a_sealed_run_says_no_more_than_the_published_figures(people,
 
 
 def test_a_rerun_of_a_withheld_run_does_not_publish_the_withheld_count(people, submit, score):
-    """The adversary's second model is withheld (no gain over its released one, at any c_w); an admin re-runs it
+    """The adversary's later revision is withheld (no gain over its released one, at any c_w); an admin re-runs it
     and the new predictions get 400 right (a gain: published). Nothing about c_w may show."""
     worlds = Worlds()
 
     def build(c_w):
-        submit(people["mallory"], "mallory/base", {"test": 300})
+        submit(people["mallory"], "mallory/cheat", {"test": 300}, revision="0" * 40)
         submission, runs = submit(people["mallory"], "mallory/cheat", {"test": c_w})
         assert ladder_reason(runs["test"].pk) == "no-gain"
         again = rerun(runs["test"], people["root"], score, 400)
@@ -549,7 +549,7 @@ def test_view_only_staff_see_no_more_than_the_published_figure(people, submit, s
 
     def build(c):
         _, runs = submit(people["victim"], VICTIM, {"validation": 360, "test": c})
-        submit(people["mallory"], "mallory/base", {"validation": 300, "test": 300})
+        submit(people["mallory"], "mallory/cheat", {"validation": 300, "test": 300}, revision="0" * 40)
         submit(people["mallory"], "mallory/cheat", {"validation": 480, "test": c - 100})  # withheld
         set_delta0_from(DeltaPoint.objects.get(hub_id=VICTIM), people["root"])
         response = root.post(reverse("admin:evaluations_evaluationrun_changelist"), {
@@ -580,7 +580,9 @@ def test_view_only_staff_see_no_more_than_the_published_figure(people, submit, s
 
     seen = assert_bin_hidden(lambda c: worlds.observe(lambda: build(c), crawl))
     points = seen[C0][("staff", reverse("admin:contamination_deltapoint_changelist"))][3]
-    assert "victim-org/model" in points and "mallory/cheat" not in points  # the withheld run's Δ is not listed
+    # The adversary's published revision is listed, its withheld one (revision a…) is not.
+    assert "victim-org/model" in points and "mallory/cheat@000000000000" in points
+    assert "mallory/cheat@aaaaaaaaaaaa" not in points
     assert "-9.0" in points  # the victim's Δ as published: 66 − 75
 
 

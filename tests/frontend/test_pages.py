@@ -39,7 +39,7 @@ def test_about_page_explains_the_method_and_cites_the_papers(client):
         assert needle in page, needle
     # The rules a reader needs to trust the sealed figures, in plain words: the grid, reweighting, multiplicity.
     for needle in ("fits at least 5 different counts", "2 for 480", "reweighted to the test split's topic mix",
-                   "Benjamini–Hochberg", "per submitter", "5 published test figures per 30 days", "g²/12"):
+                   "Benjamini–Hochberg", "budget per submitter", "5 published test figures per 30 days", "g²/12"):
         assert needle in " ".join(page.split()), needle
 
 
