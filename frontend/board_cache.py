@@ -6,7 +6,9 @@ so it is not served after the board changed. A cache outage makes pages slower, 
 
 Each process also keeps the few entries it used last (keyed the same way, so never stale): a board of
 10,000 models is megabytes of rows, which would otherwise cross from the shared cache on every request.
-Entries are shared between requests: callers must not modify what they get.
+`local=True` entries live only there (what is cheap to rebuild from a cached entry, such as one filter
+state's ranks, and too big to send to the shared cache per filter). Entries are shared between requests:
+callers must not modify what they get.
 """
 import hashlib
 import logging
@@ -21,7 +23,7 @@ from leaderboard.results.cache import generation
 from . import selectors
 
 log = logging.getLogger(__name__)
-LOCAL_ENTRIES = 8
+LOCAL_ENTRIES = 6  # a 10,000-model board's rows are ~15 MB in memory
 
 
 class _Recent:
@@ -46,25 +48,40 @@ class _Recent:
 _recent = _Recent()
 
 
-def board_cached(name, *, benchmark, split, shots, build):
-    """build() once per board state; name tells apart the kinds of data (and their arguments)."""
+def board_state(*, benchmark, split, shots):
+    """A token of the board's current state (results generation and fingerprint), or None when the cache is
+    unavailable. One per request is enough: pass it to board_cached as `state`."""
     try:
         fingerprint = selectors.board_fingerprint(benchmark=benchmark, split=split, shots=shots)
-        token = generation()["token"]
-        key = "frontend:" + hashlib.sha256(
-            f"{name}|{benchmark.slug}|{split}|{shots}|{token}|{fingerprint}".encode()).hexdigest()
-        data = _recent.get(key)
-        if data is not None:
-            return data
-        data = cache.get(key)
+        return f"{benchmark.slug}|{split}|{shots}|{generation()['token']}|{fingerprint}"
     except Exception:
-        log.exception("page cache unavailable; building %s uncached", name)
+        log.exception("page cache unavailable")
+        return None
+
+
+def board_cached(name, *, benchmark, split, shots, build, local=False, state=""):
+    """build() once per board state; name tells apart the kinds of data (and their arguments). state: from
+    board_state (read here when not given; None: build uncached)."""
+    if state == "":
+        state = board_state(benchmark=benchmark, split=split, shots=shots)
+    if state is None:
         return build()
+    key = "frontend:" + hashlib.sha256(f"{name}|{state}".encode()).hexdigest()
+    data = _recent.get(key)
+    if data is not None:
+        return data
+    if not local:
+        try:
+            data = cache.get(key)
+        except Exception:
+            log.exception("page cache unavailable; building %s uncached", name)
+            return build()
     if data is None:
         data = build()
-        try:
-            cache.set(key, data, getattr(settings, "RESULTS_CACHE_SECONDS", 600))
-        except Exception:
-            log.exception("could not cache %s", name)
+        if not local:
+            try:
+                cache.set(key, data, getattr(settings, "RESULTS_CACHE_SECONDS", 600))
+            except Exception:
+                log.exception("could not cache %s", name)
     _recent.put(key, data)
     return data

@@ -6,18 +6,22 @@ rows in a section of their own, and the chart's top rows.
 The URL keeps the page's whole state (BoardQuery), so a link shows what its sender saw, with or without
 JavaScript; pages/leaderboard.js asks the same view for the board fragment instead of reloading the page.
 """
+import heapq
+import itertools
 import math
 from functools import partial
 from dataclasses import dataclass, fields, replace
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import mark_safe
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.results import board
 from leaderboard.results import selectors as results_selectors
 
-from ..board_cache import board_cached
+from ..board_cache import board_cached, board_state
 
 PAGE_SIZE = 100
 CHART_ROWS = 20
@@ -100,9 +104,24 @@ class BoardQuery:
         return f"{reverse('api-leaderboard')}?{urlencode(q)}"
 
 
-def board_rows(*, benchmark, split, shots):
-    return board_cached("board-rows", benchmark=benchmark, split=split, shots=shots,
+def board_rows(*, benchmark, split, shots, state=""):
+    return board_cached("board-rows", benchmark=benchmark, split=split, shots=shots, state=state,
                         build=lambda: results_selectors.board_rows(benchmark=benchmark, split=split, shots=shots))
+
+
+def ranked(*, benchmark, split, shots, rows, filters, name="board", state=""):
+    """The rows `filters` keep, ranked (results.board.rank), with the most accurate of them for the chart: kept
+    in this process per board state and filters."""
+    def build():
+        out = board.rank(rows, filters=filters)
+        return out, heapq.nsmallest(CHART_ROWS, (r for r in out.rows if r["accuracy"] is not None), key=_by_accuracy)
+
+    return board_cached(f"{name}-ranked:{filters!r}", benchmark=benchmark, split=split, shots=shots, local=True,
+                        state=state, build=build)
+
+
+def _by_accuracy(row):
+    return (-row["accuracy"], row["hub_id"].lower())
 
 
 def categories(*, benchmark) -> list[tuple[str, str]]:
@@ -194,20 +213,44 @@ def _headers(query, *, sealed, cats):
     return sort_links(query, fixed + extra, reverse("leaderboard"))
 
 
-def _row_view(row, *, query, sealed, category_slugs, repeated, pinned=False, outside=False):
-    """repeated: hub ids with more than one row (revision or precision): those rows name their precision."""
+FLAG_TITLES = {True: "possible contamination: validation above test by more than 3 standard errors",
+               False: "flagged by an admin"}
+TIE = mark_safe('<span class="tie" title="tied: not significantly different">=</span>')
+
+
+def row_html(row, *, query, sealed, category_slugs, repeated, model_url, contamination_url, pinned=False,
+             outside=False) -> str:
+    """One table row, escaped: partials/board.html places 100 of them (built here, it takes a tenth of the time
+    a template loop takes). repeated: hub ids with more than one row, whose rows name their precision."""
     places = 1 if sealed else 2
-    lo, hi, acc = row["ci95_low"], row["ci95_high"], row["accuracy"]
-    return {
-        "hub_id": row["hub_id"], "rank": row["rank"], "tied": row["tied"], "flagged": row["flagged"],
-        "contamination": row["possible_contamination"], "ladder_note": row.get("ladder_note", ""),
-        "pinned": pinned, "outside": outside, "accuracy": number(acc, places),
-        "interval": f"{number(lo, places)}–{number(hi, places)}" if lo is not None else "",
-        "bar": {"left": lo, "width": max(0.5, hi - lo), "at": acc} if lo is not None and acc is not None else None,
-        "precision": row["precision"] if row["hub_id"] in repeated else "",
-        "cells": _preset_cells(row, query.columns, sealed=sealed,
-                                                             category_slugs=category_slugs),
-    }
+    lo, hi, hub = row["ci95_low"], row["ci95_high"], row["hub_id"]
+    label, glyph, pressed = ("Unpin", "★", "true") if pinned else ("Pin", "☆", "false")
+    rank = format_html("{}{}", "–" if row["rank"] is None else row["rank"], TIE if row["tied"] else "")
+    notes = []
+    if hub in repeated:
+        notes.append(format_html(" <small>{}</small>", row["precision"]))
+    if row["flagged"]:
+        contamination = row["possible_contamination"]
+        notes.append(format_html(' <a class="badge flag" href="{}" title="{}">⚑ {}</a>', contamination_url,
+                                 FLAG_TITLES[contamination], "possible contamination" if contamination else "flagged"))
+    if outside:
+        notes.append(mark_safe(' <span class="badge">outside these filters</span>'))
+    if row.get("ladder_note"):
+        notes.append(format_html(' <small class="ladder-note">{}</small>', row["ladder_note"]))
+    interval = (format_html('<small class="ci">{}–{}</small>', number(lo, places), number(hi, places))
+                if lo is not None else "")
+    cells = format_html_join("", '<td class="{}"{}>{}</td>', (
+        (c["cls"], format_html(' title="{}"', c["title"]) if c["title"] else "", c["text"])
+        for c in _preset_cells(row, query.columns, sealed=sealed, category_slugs=category_slugs)))
+    return format_html(
+        '<tr data-hub-id="{hub}"{cls}><td class="col-rank num"><input type="checkbox" class="pick needs-js" '
+        'value="{hub}" aria-label="Compare {hub}"><button type="button" class="pin needs-js" data-pin="{hub}" '
+        'aria-pressed="{pressed}" aria-label="{label} {hub}">{glyph}</button>{rank}</td>'
+        '<th scope="row" class="col-model"><a href="{href}">{hub}</a>{notes}</th>'
+        '<td class="col-acc num">{accuracy}{interval}</td>{cells}</tr>\n',
+        hub=hub, cls=mark_safe(' class="pinned"') if pinned else "", pressed=pressed, label=label, glyph=glyph,
+        rank=rank, href=f"{model_url}{quote(hub, safe='/')}/", notes=mark_safe("".join(notes)),
+        accuracy=number(row["accuracy"], places), interval=interval, cells=cells)
 
 
 # --- the page ----------------------------------------------------------------------------------------------------
@@ -242,9 +285,11 @@ def _pinned(query, shown, all_rows):
     return out
 
 
-def _chart(shown, *, sealed):
-    rows = sorted(shown.rows + shown.reported, key=lambda r: (-(r["accuracy"] or 0), r["hub_id"].lower()))
-    top = [r for r in rows if r["accuracy"] is not None][:CHART_ROWS]
+def _chart(shown, best, *, sealed):
+    """The chart's rows: the most accurate of the rows shown and the paper's (best: of the unsearched board)."""
+    rows = shown.rows if len(shown.by_rank) < shown.ranked else best  # searched: among the matches
+    top = heapq.nsmallest(CHART_ROWS, (r for r in list(rows) + shown.reported if r["accuracy"] is not None),
+                          key=_by_accuracy)
     return {"sealed": sealed, "rows": [[r["hub_id"], r["accuracy"], r["ci95_low"], r["ci95_high"], r["rank"],
                                         int(r["flagged"]), int(r["reported"]), r["precision"]] for r in top]}
 
@@ -256,7 +301,11 @@ def chart_summary(shown, *, sealed, benchmark_name, query) -> str:
     if not shown.rows and not shown.reported:
         return "No model matches these filters."
     places = 1 if sealed else 2
-    measured = [r for r in shown.rows if r["accuracy"] is not None]
+    # The most accurate row has nobody significantly above it, so it is among the first rank's rows.
+    first_rank = shown.by_rank[0]["rank"] if shown.by_rank else None
+    leaders = list(itertools.takewhile(lambda r: r["rank"] == first_rank, shown.by_rank))
+    measured = [r for r in (leaders if len(shown.by_rank) == shown.ranked else shown.rows)
+                if r["accuracy"] is not None]
     parts = [f"{len(shown.rows)} measured model{'s' if len(shown.rows) != 1 else ''} shown"
              + (f", {len(shown.reported)} reported by the paper (not ranked)" if shown.reported else "")
              + f". The chart shows the {min(CHART_ROWS, len(shown.rows) + len(shown.reported))} most accurate."]
@@ -266,7 +315,7 @@ def chart_summary(shown, *, sealed, benchmark_name, query) -> str:
                     if best["ci95_low"] is not None else "")
         flag = ", flagged for possible contamination" if best["possible_contamination"] else (
             ", flagged" if best["flagged"] else "")
-        first = sum(1 for r in shown.rows if r["rank"] == 1)
+        first = len(leaders) if first_rank == 1 else 0
         parts.append(f"Highest measured: {best['hub_id']} at {number(best['accuracy'], places)}%{interval}{flag}. "
                      f"{first} model{'s share' if first != 1 else ' holds'} rank 1 (not significantly different "
                      "from the best).")
@@ -297,30 +346,32 @@ def count_text(n, start, end, pins, search):
 def board_page(*, benchmark, query: BoardQuery, cats) -> dict:
     """Everything the board fragment (partials/board.html) shows; cats: categories(benchmark=...)."""
     sealed = query.split == "test"
-    rows = board_rows(benchmark=benchmark, split=query.split, shots=query.shots)
+    state = board_state(benchmark=benchmark, split=query.split, shots=query.shots)
+    rows = board_rows(benchmark=benchmark, split=query.split, shots=query.shots, state=state)
     reported = (results_selectors.reported_rows(benchmark_slug=benchmark.slug, shots=query.shots)
                 if query.include_reported else [])
-    shown = board.view(rows, filters=query.filters(), reported=reported, search=query.search or None,
-                       sort=query.sort)
+    kept, best = ranked(benchmark=benchmark, split=query.split, shots=query.shots, rows=rows, state=state,
+                        filters=query.filters())
+    shown = board.narrow(kept, reported=reported, search=query.search or None, sort=query.sort)
     pinned = _pinned(query, shown, rows)
     pinned_keys = {(r["hub_id"], r["revision"], r["precision"]) for r, _ in pinned}
-    rest = [r for r in shown.rows if (r["hub_id"], r["revision"], r["precision"]) not in pinned_keys]
+    rest = ([r for r in shown.rows if (r["hub_id"], r["revision"], r["precision"]) not in pinned_keys]
+            if pinned else shown.rows)
     path = reverse("leaderboard")
     pages = pager(query, len(rest), path)
     start = (pages["page"] - 1) * PAGE_SIZE
     page_rows = rest[start:start + PAGE_SIZE]
-    seen, repeated = set(), set()
-    for r in shown.rows:
-        (repeated if r["hub_id"] in seen else seen).add(r["hub_id"])
-    view = partial(_row_view, query=query, sealed=sealed, category_slugs=[slug for slug, _ in cats],
-                   repeated=repeated)
+    repeated = {r["hub_id"] for r in page_rows if len(shown.by_hub.get(r["hub_id"].lower(), ())) > 1}
+    view = partial(row_html, query=query, sealed=sealed, category_slugs=[slug for slug, _ in cats],
+                   repeated=repeated, model_url=model_url_prefix(), contamination_url=reverse("contamination"))
     return {
         "query": query, "sealed": sealed, "preset": query.columns,
         "presets": [{"key": key, "label": PRESET_SHORT.get(key, (label,))[0],
                      "more": PRESET_SHORT.get(key, (label, ""))[1], "current": key == query.columns,
                      "href": query.url(path, columns=key)} for key, label in PRESETS],
         "headers": _headers(query, sealed=sealed, cats=cats),
-        "rows": [view(r, pinned=True, outside=outside) for r, outside in pinned] + [view(r) for r in page_rows],
+        "rows_html": mark_safe("".join([view(r, pinned=True, outside=outside) for r, outside in pinned]
+                                       + [view(r) for r in page_rows])),
         "pinned_count": len(pinned), "pager": pages, "total": shown.total, "ranked": shown.ranked,
         "count_text": count_text(len(shown.rows), start + 1, start + len(page_rows), len(pinned), query.search),
         "flagged_hidden": shown.flagged_hidden, "show_flagged_url": query.url(path, flagged="show", page=1),
@@ -329,9 +380,11 @@ def board_page(*, benchmark, query: BoardQuery, cats) -> dict:
         "empty": "" if page_rows or pinned else empty_text(shown, benchmark_name=benchmark.name, query=query),
         "sealed_categories": sealed and query.columns == "categories",
         "csv_url": query.api_url(),
-        "chart": {**_chart(shown, sealed=sealed),
+        "chart": {**_chart(shown, best, sealed=sealed),
                   "summary": chart_summary(shown, sealed=sealed, benchmark_name=benchmark.name, query=query)},
-        "precisions": sorted({r["precision"] for r in rows if r["precision"]}),
+        "precisions": board_cached("board-precisions", benchmark=benchmark, split=query.split, shots=query.shots,
+                                   local=True, state=state,
+                                   build=lambda: sorted({r["precision"] for r in rows if r["precision"]})),
         "caption": (f"{benchmark.name}, {query.split} split"
                     + (" (sealed: overall accuracy only, on its published grid)" if sealed else "")
                     + f", {query.shots}-shot, original order"),

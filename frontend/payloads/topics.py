@@ -4,7 +4,7 @@ from leaderboard.mrscore import selectors as mrscore_selectors
 from leaderboard.results import board
 from leaderboard.results import selectors as results_selectors
 
-from ..board_cache import board_cached
+from ..board_cache import board_cached, board_state
 from . import leaderboard
 
 EXTREMES = 10
@@ -69,9 +69,12 @@ TOPIC_COLUMNS = (("rank", "Rank", "rank", "col-rank num"), ("model", "Model", "n
 def topic_board(*, benchmark, topic, query, path) -> dict:
     """The board narrowed to one topic (results.selectors.board_rows with topics=): ranked by significance on the
     topic's questions, flagged models hidden unless shown, sorted and paged on the server like the leaderboard."""
-    rows = board_cached(f"topic-board:{topic.slug}", benchmark=benchmark, split="validation", shots=0,
+    state = board_state(benchmark=benchmark, split="validation", shots=0)
+    rows = board_cached(f"topic-board:{topic.slug}", benchmark=benchmark, split="validation", shots=0, state=state,
                         build=lambda: results_selectors.board_rows(benchmark=benchmark, topics=(topic.slug,)))
-    shown = board.view(rows, filters=query.filters(), sort=query.sort)
+    kept, _ = leaderboard.ranked(benchmark=benchmark, split="validation", shots=0, rows=rows, state=state,
+                                 filters=query.filters(), name=f"topic:{topic.slug}")
+    shown = board.narrow(kept, sort=query.sort)
     pages = leaderboard.pager(query, len(shown.rows), path)
     start = (pages["page"] - 1) * leaderboard.PAGE_SIZE
     page_rows = shown.rows[start:start + leaderboard.PAGE_SIZE]

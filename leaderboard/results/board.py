@@ -72,19 +72,34 @@ def sort_names(categories=()) -> list[str]:
     return list(SORT_NAMES) + [f"category:{slug}" for slug in categories]
 
 
-def _board_order(row):
-    return (row["rank"] or 0, -(row["accuracy"] or 0), row["hub_id"].lower(), row["precision"])
+def board_order(row):
+    """The board's order within a rank: most accurate first, then by name. selectors.board_rows returns rows in
+    this order, so ranking keeps it and a sort by rank is one stable sort on a number."""
+    return (-(row["accuracy"] or 0), row["hub_id"].lower(), row["precision"])
 
 
 def sort_rows(rows, sort="rank"):
     """Sorted by `sort` ('-' first: descending); rows without that figure last either way; ties in board order
-    (rank, then accuracy, then name)."""
+    (rank, then accuracy, then name). `rows` are in board order within each rank (as `rank` returns them)."""
     name, descending = sort.lstrip("-"), sort.startswith("-")
     key = _sort_key(name) or _sort_key("rank")
-    known = sorted((r for r in rows if key(r) is not None), key=_board_order)
-    unknown = sorted((r for r in rows if key(r) is None), key=_board_order)
+    by_rank = sorted(rows, key=lambda r: r["rank"] or 0)  # already so when they come from `rank`: linear
+    if name == "rank":
+        return by_rank[::-1] if descending else by_rank
+    known = [r for r in by_rank if key(r) is not None]
     known.sort(key=key, reverse=descending)  # stable: ties keep the board's order
-    return known + unknown
+    return known + [r for r in by_rank if key(r) is None]
+
+
+@dataclass
+class Ranked:
+    """The rows the filters keep, ranked among themselves, in rank order (board order within a rank)."""
+
+    rows: list[dict]
+    total: int  # measured rows on the board
+    flagged_hidden: int  # rows the filters would keep but for being flagged
+    filters: Filters
+    by_hub: dict = field(default_factory=dict)  # hub id (lower case) -> its ranked rows
 
 
 @dataclass
@@ -96,6 +111,7 @@ class View:
     flagged_hidden: int  # rows the filters would keep but for being flagged
     reported_excluded: bool = False  # paper rows asked for but left out: a filter reads facts they do not have
     by_hub: dict = field(default_factory=dict)  # hub id (lower case) -> its ranked rows, before the search
+    by_rank: list = field(default_factory=list)  # `rows` in rank order (board order within a rank)
 
 
 def _matches(row, search, models):
@@ -103,8 +119,9 @@ def _matches(row, search, models):
     return (not search or search.lower() in hub) and (not models or hub in models)
 
 
-def view(rows, *, filters=Filters(), reported=(), search=None, models=(), sort="rank") -> View:
-    """The board as a reader asked for it. `rows` (from selectors.board_rows) are not modified."""
+def rank(rows, *, filters=Filters()) -> Ranked:
+    """The rows `filters` keep, with their significance rank among themselves (new dicts: `rows`, from
+    selectors.board_rows in board order, are not modified). What a page may keep per filter state."""
     kept, flagged_hidden = [], 0
     for row in rows:
         if filters.keep(row, flagged=False):
@@ -114,16 +131,29 @@ def view(rows, *, filters=Filters(), reported=(), search=None, models=(), sort="
                 flagged_hidden += 1
     ranks = significance_ranks([row["_cell"] for row in kept])
     counts = {}
-    for rank in ranks:
-        counts[rank] = counts.get(rank, 0) + 1
-    ranked = [{**row, "rank": rank, "tied": counts[rank] > 1} for row, rank in zip(kept, ranks)]
+    for r in ranks:
+        counts[r] = counts.get(r, 0) + 1
+    ranked = sorted(({**row, "rank": r, "tied": counts[r] > 1} for row, r in zip(kept, ranks)),
+                    key=lambda row: row["rank"])
     by_hub = {}
     for row in ranked:
         by_hub.setdefault(row["hub_id"].lower(), []).append(row)
+    return Ranked(rows=ranked, total=len(rows), flagged_hidden=flagged_hidden, filters=filters, by_hub=by_hub)
+
+
+def narrow(ranked: Ranked, *, reported=(), search=None, models=(), sort="rank") -> View:
+    """A ranked board searched (by name or hub ids: ranks unchanged) and sorted, with the paper's rows beside it."""
     models = {m.lower() for m in models or ()}
-    shown = [row for row in ranked if _matches(row, search, models)]
+    shown = ranked.rows if not (search or models) else [row for row in ranked.rows if _matches(row, search, models)]
+    filters = ranked.filters
     excluded = bool(reported) and (filters.on_model_facts or filters.flagged is True)
     paper = [] if excluded else [{**r, "rank": None, "tied": False} for r in reported if _matches(r, search, models)]
     paper.sort(key=lambda r: (-(r["accuracy"] or 0), r["hub_id"].lower()))
-    return View(rows=sort_rows(shown, sort), reported=paper, ranked=len(ranked), total=len(rows),
-                flagged_hidden=flagged_hidden, reported_excluded=excluded, by_hub=by_hub)
+    return View(rows=sort_rows(shown, sort), reported=paper, ranked=len(ranked.rows), total=ranked.total,
+                flagged_hidden=ranked.flagged_hidden, reported_excluded=excluded, by_hub=ranked.by_hub,
+                by_rank=shown)
+
+
+def view(rows, *, filters=Filters(), reported=(), search=None, models=(), sort="rank") -> View:
+    """The board as a reader asked for it: rank, then narrow. `rows` (from selectors.board_rows) are not modified."""
+    return narrow(rank(rows, filters=filters), reported=reported, search=search, models=models, sort=sort)

@@ -196,6 +196,7 @@ def board_rows(*, benchmark, split="validation", shots=0, variant="original", ve
                              else None),
             **{name: r[name] for name in _EFFICIENCY},
             "_cell": _rank_cell(split, cell, figures), **figures})
+    rows.sort(key=board.board_order)
     return rows
 
 
