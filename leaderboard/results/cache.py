@@ -39,11 +39,11 @@ KEPT_HEADERS = ("Content-Disposition",)
 
 
 def _timeout():
-    return getattr(settings, "RESULTS_CACHE_SECONDS", 600)
+    return settings.RESULTS_CACHE_SECONDS
 
 
 def _max_bytes():
-    return getattr(settings, "RESULTS_CACHE_MAX_BYTES", 64 * 1024 * 1024)
+    return settings.RESULTS_CACHE_MAX_BYTES
 
 
 class _LocalEntries:
@@ -61,7 +61,7 @@ class _LocalEntries:
             return entry
 
     def put(self, key, entry):
-        budget = getattr(settings, "RESULTS_CACHE_LOCAL_BYTES", 64 * 1024 * 1024)
+        budget = settings.RESULTS_CACHE_LOCAL_BYTES
         with self.lock:
             old = self.entries.pop(key, None)
             self.size -= len(old["body"]) if old else 0

@@ -121,6 +121,7 @@ def cache_from_env(default_url):
 CACHES = cache_from_env(f"file://{VAR_DIR / 'cache'}")
 RESULTS_CACHE_SECONDS = env_int("RESULTS_CACHE_SECONDS", 600, minimum=0)  # backstop; changes invalidate at once
 RESULTS_CACHE_LOCAL_BYTES = env_int("RESULTS_CACHE_LOCAL_BYTES", 64 * 1024 * 1024, minimum=0)  # per process
+RESULTS_CACHE_MAX_BYTES = env_int("RESULTS_CACHE_MAX_BYTES", 64 * 1024 * 1024, minimum=0)  # larger bodies: not cached
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
