@@ -159,8 +159,10 @@ def _preset_cells(row, preset, *, sealed, category_slugs):
         return [_cell(number(row["categories"].get(slug))) for slug in category_slugs]
     if preset == "robustness":
         latency, memory = row["latency_s"], row["peak_memory_bytes"]
-        return [_cell(number(row["order_spread"])), _cell(number(latency * 1000 if latency is not None else None, 0)),
-                _cell(number(memory / 1e9 if memory is not None else None)), _cell(number(row["energy_j_per_question"], 2))]
+        return [_cell(number(row["order_spread"])),
+                _cell(number(latency * 1000 if latency is not None else None, 0)),
+                _cell(number(memory / 1e9 if memory is not None else None)),
+                _cell(number(row["energy_j_per_question"], 2))]
     if preset == "provenance":
         template = (row["template"] or "–") + (" · chat" if row["chat_template"] else "")
         return [_cell((row["revision"] or "–")[:REVISION_CHARS], "mono", row["revision"] or ""),
@@ -202,10 +204,14 @@ def _headers(query, *, sealed, cats):
              ("accuracy", "Accuracy (95% CI)", "accuracy", "col-acc num")]
     extra = {
         "overview": ([] if sealed else [("test", "Sealed test", "test", "num")])
-        + [("delta", "Δ (pt)", "delta", "num"), ("params", "Params", "params", "num"), ("date", "Evaluated", "date", "")],
-        "categories": [] if sealed else [(f"category:{slug}", name, f"category:{slug}", "num wrap") for slug, name in cats],
-        "robustness": [("spread", "Order spread (pt)", "spread", "num"), ("latency", "Latency p50 (ms)", "latency", "num"),
-                       ("memory", "Peak memory (GB)", "memory", "num"), ("energy", "Energy (J/question)", "energy", "num")],
+        + [("delta", "Δ (pt)", "delta", "num"), ("params", "Params", "params", "num"),
+           ("date", "Evaluated", "date", "")],
+        "categories": ([] if sealed else
+                       [(f"category:{slug}", name, f"category:{slug}", "num wrap") for slug, name in cats]),
+        "robustness": [("spread", "Order spread (pt)", "spread", "num"),
+                       ("latency", "Latency p50 (ms)", "latency", "num"),
+                       ("memory", "Peak memory (GB)", "memory", "num"),
+                       ("energy", "Energy (J/question)", "energy", "num")],
         "provenance": [("revision", "Revision", "revision", ""), ("precision", "Precision", "precision", ""),
                        ("template", "Template", "template", ""), ("submitted", "Submitted", "submitted", ""),
                        ("date", "Evaluated", "date", "")],

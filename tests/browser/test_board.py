@@ -68,7 +68,8 @@ def first_row_columns(page):
     """Right edges of the first row's rank, model and accuracy cells, and the viewport's width."""
     return page.evaluate("""() => {
         const row = document.querySelector('table#leaderboard-table tbody tr[data-hub-id]');
-        return {width: window.innerWidth, edges: [...row.children].slice(0, 3).map(c => c.getBoundingClientRect().right)};
+        return {width: window.innerWidth,
+                edges: [...row.children].slice(0, 3).map(c => c.getBoundingClientRect().right)};
     }""")
 
 
@@ -124,7 +125,8 @@ def test_filters_sorting_and_keyboard_swap_the_board_in_place(open_board, board_
     wait_rows(page, f"ids => ids.join() === {','.join(expected)!r}")
     assert page.get_attribute("th[data-sort='params']", "aria-sort") == "ascending"
     # From the keyboard: the sort link keeps focus after the swap, and Enter reverses the order.
-    assert page.evaluate("() => document.activeElement.closest('th') && document.activeElement.closest('th').dataset.sort") == "params"
+    focused = page.evaluate("() => (document.activeElement.closest('th') || {dataset: {}}).dataset.sort")
+    assert focused == "params"
     page.keyboard.press("Enter")
     wait_rows(page, f"ids => ids.join() === {','.join(reversed(expected))!r}")
     assert page.get_attribute("th[data-sort='params']", "aria-sort") == "descending"
