@@ -1,6 +1,6 @@
 """The leaderboard page: one page of a board, filtered, ranked and sorted on the server from the board's rows
-(results.selectors.board_rows, read once per board state: board_cache.py; narrowed by results.board.view, the
-rules the API uses), pinned rows on top, the column preset's headers with their sort links, a pager, the paper's
+(results.selectors.board_rows, read once per board state: board_cache.py; ranked and narrowed by results.board,
+the rules the API uses), pinned rows on top, the column preset's headers with their sort links, a pager, the paper's
 rows in a section of their own, and the chart's top rows.
 
 The URL keeps the page's whole state (BoardQuery), so a link shows what its sender saw, with or without
@@ -9,8 +9,8 @@ JavaScript; pages/leaderboard.js asks the same view for the board fragment inste
 import heapq
 import itertools
 import math
-from functools import partial
 from dataclasses import dataclass, fields, replace
+from functools import partial
 from urllib.parse import quote, urlencode
 
 from django.urls import reverse

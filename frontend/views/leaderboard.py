@@ -50,10 +50,13 @@ def board_query(request, *, benchmark, split, shots, categories) -> payload.Boar
     sort = request.GET.get("sort", "rank")
     page = request.GET.get("page", "1")
     columns = request.GET.get("columns", "overview")
+    low, high = _billions(request, "params_min"), _billions(request, "params_max")
+    if low is not None and high is not None and low > high:
+        low, high = high, low  # "from 70 to 7" means the same range
     return payload.BoardQuery(
         benchmark=benchmark.slug, split=split, shots=shots, search=request.GET.get("search", "").strip()[:200],
-        flagged=flagged, size_class=request.GET.get("size_class", ""), params_min=_billions(request, "params_min"),
-        params_max=_billions(request, "params_max"), on_device=request.GET.get("on_device", "") in TRUE,
+        flagged=flagged, size_class=request.GET.get("size_class", ""), params_min=low, params_max=high,
+        on_device=request.GET.get("on_device", "") in TRUE,
         model_type=request.GET.get("model_type", ""), precision=request.GET.get("precision", "").strip()[:20],
         include_reported=request.GET.get("include_reported", "") in TRUE,
         sort=sort if sort.lstrip("-") in sort_names(categories) else "rank",
