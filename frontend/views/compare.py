@@ -1,4 +1,6 @@
 """Compare models: topic heatmap and size against accuracy with the paper's figures."""
+from urllib.parse import urlencode
+
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.gzip import gzip_page
@@ -16,7 +18,8 @@ def compare(request):
     benchmark = common.benchmark_from(request)
     options = board_cached("chooser", benchmark=benchmark, split="validation", shots=0,
                            build=lambda: selectors.models_with_results(benchmark=benchmark, limit=CHOOSER_OPTIONS))
-    asked = payload.parse_models(request.GET.get("models", "")) if "models" in request.GET else options[:3]
+    # `models=a,b` (a shared link) or `models=a&models=b` (the board's compare picks sent by a plain form)
+    asked = payload.parse_models(",".join(request.GET.getlist("models"))) if "models" in request.GET else options[:3]
     results, missing = payload.chosen_results(benchmark=benchmark, hub_ids=asked)
     heat = payload.heatmap(benchmark=benchmark, results=results)
     points = payload.scatter(benchmark=benchmark, chosen_ids={r.hub_id for r in results})
@@ -28,5 +31,7 @@ def compare(request):
         "models": [{"result": r, **overall.get(r.pk, {})} for r in results], "topic_rows": topic_rows,
         "max_models": payload.MAX_MODELS, "summaries": payload.summaries(heat, points),
         "data": {"heatmap": heat, "scatter": points},
-        "csv_url": f"{reverse('api-results-topics-csv')}?benchmark={benchmark.slug}&split=validation",
+        "csv_url": f"{reverse('api-results-topics-csv')}?"
+                   + urlencode([("benchmark", benchmark.slug), ("split", "validation")]
+                               + [("model", r.hub_id) for r in results]),
     })

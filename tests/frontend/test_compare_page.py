@@ -24,6 +24,17 @@ def test_it_works(client, make_run):
     assert "widest gap" in text(response)
 
 
+def test_it_takes_repeated_models_and_its_csv_holds_only_them(client, make_run):
+    make_run("org/alpha", 400)
+    make_run("org/beta", 200)
+    make_run("org/gamma", 300)
+    response = client.get(reverse("compare") + "?models=org/gamma&models=org/alpha")
+    assert page_data(response)["heatmap"]["models"] == ["org/gamma", "org/alpha"]
+    csv_url = response.context["csv_url"]
+    rows = b"".join(client.get(csv_url).streaming_content).decode().splitlines()[1:]
+    assert len(rows) == 2 * 80 and {row.split(",")[0] for row in rows} == {"org/gamma", "org/alpha"}
+
+
 def test_it_offers_the_best_models_when_none_are_asked_for(client, make_run):
     for i, correct in enumerate((100, 400, 300, 200)):
         make_run(f"org/m{i}", correct)
