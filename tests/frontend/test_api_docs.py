@@ -29,6 +29,9 @@ def test_the_docs_page_references_only_local_static_files(client):
     assert finders.find("drf_spectacular_sidecar/swagger-ui-dist/LICENSE")
 
 
+# A live server flushes the database after the test: with serialized_rollback, as every other transactional test
+# here, the flush leaves no re-created content types for the next serialized test to collide with.
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
 def test_each_file_the_docs_page_loads_is_served(live_server):
     with urllib.request.urlopen(live_server.url + reverse("api-docs")) as response:
         page = response.read().decode()
