@@ -120,17 +120,17 @@ def models_with_results(*, benchmark, split="validation", shots=0, limit=None) -
 
 
 def model_get(*, hub_id):
-    """The model entry, or None; a hidden model is treated as absent."""
-    from leaderboard.submissions.models import ModelEntry
+    """The model entry (hub ids compare case-insensitively), or None; a hidden model is treated as absent."""
+    from leaderboard.submissions.selectors import model_entry_get
 
-    model = ModelEntry.objects.filter(hub_id=hub_id).first()
+    model = model_entry_get(hub_id=hub_id)
     return None if model is not None and model.hidden else model
 
 
 def model_hidden(*, hub_id) -> bool:
     from leaderboard.submissions.models import ModelEntry
 
-    return ModelEntry.objects.filter(hub_id=hub_id, hidden=True).exists()
+    return ModelEntry.objects.filter(hub_id__iexact=hub_id, hidden=True).exists()
 
 
 # --- Submissions: the public queue, an author's own submissions --------------------------------------------------

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
+from evaluator.metrics import wilson_interval
+
 BP_PER_UNIT = 10_000  # basis points in an accuracy of 1 (100 %)
 GRID_STEPS = (10, 20, 50, 100, 200, 500, 1000, 2500)  # basis points: 0.1, 0.2, 0.5, 1, 2, 5, 10, 25 points
 MIN_COUNTS_PER_VALUE = 5
@@ -72,6 +74,12 @@ class Published:
     def rounding_variance(self) -> float:
         """Variance of the rounding error (uniform over one step), as a fraction²: Δ's SE includes it."""
         return (self.step / BP_PER_UNIT) ** 2 / 12
+
+    def ci95_percent(self) -> tuple[float, float]:
+        """The 95% Wilson interval computed from the published value (never the exact count), in percent on this
+        grid's decimals: its bounds then say nothing finer than the figure."""
+        lo, hi = wilson_interval(self.fraction * self.n, self.n)
+        return round(100 * lo, self.places), round(100 * hi, self.places)
 
     def counts(self) -> range:
         return counts_for(self.bp // self.step, self.n, self.step)

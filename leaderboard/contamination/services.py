@@ -5,15 +5,15 @@ validation) exists for the same model revision, precision, benchmark version and
 sealed-split run, lets the Ladder rule (per submitter and namespace, with a release budget) decide whether
 its test figure is published.
 """
-import zlib
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from leaderboard.benchmarks.models import SEALED_SPLITS, Split
 from leaderboard.core.audit import audit_record
+from leaderboard.core.leases import serialise
 from leaderboard.evaluations import selectors as run_selectors
 from leaderboard.evaluations.models import UPLOAD_BACKEND, RunStatus
 from leaderboard.results.cache import results_changed
@@ -89,14 +89,6 @@ def _family(result: RunResult) -> tuple[int | None, str]:
     return (submission.submitter_id if submission else None), result.hub_id.lower()
 
 
-def _lock_family(account_id, family: str) -> None:
-    """Serialise Ladder decisions of one account (two sealed runs scored at once would both pass the budget)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)",
-                           [zlib.crc32(f"ladder:{account_id if account_id is not None else family}".encode())])
-
-
 def releases_used(*, account_id) -> int:
     """Sealed figures published for an account in the current window (operators' runs have no budget)."""
     since = timezone.now() - timedelta(days=settings.LADDER_WINDOW_DAYS)
@@ -113,7 +105,8 @@ def ladder_update(*, result: RunResult, rows) -> LadderDecision | None:
     if LadderDecision.objects.filter(candidate_run=result.run).exists():
         return None  # judged already (a re-score): one decision per run
     account_id, family = _family(result)
-    _lock_family(account_id, family)
+    # Two sealed runs of one account (or model) scored at once would both pass the budget and the comparison.
+    serialise(f"ladder:{account_id if account_id is not None else family}")
     displays = TestScoreDisplay.objects.select_for_update().filter(
         hub_id__iexact=result.hub_id, benchmark_id=result.benchmark_id, shots=result.shots)
     display = displays.filter(precision=result.precision).first()

@@ -121,3 +121,11 @@ def exclusive(name: str):
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT pg_try_advisory_xact_lock(%s)", [zlib.crc32(name.encode())])
         yield bool(cursor.fetchone()[0])
+
+
+def serialise(name: str) -> None:
+    """Inside a transaction: wait for, then hold until commit, the PostgreSQL advisory lock `name`, so two requests
+    cannot both pass a check-then-insert (quotas, the Ladder's budget). SQLite serialises writers by itself."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(name.encode())])

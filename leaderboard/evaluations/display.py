@@ -1,6 +1,5 @@
 """How run figures may be shown. Sealed (test) results: overall and per-variant accuracy on the split's published
 grid (benchmarks.sealed_grid), nothing per question."""
-from evaluator.metrics import wilson_interval
 from leaderboard.benchmarks.models import SEALED_SPLITS
 from leaderboard.benchmarks.sealed_grid import publish
 
@@ -14,8 +13,7 @@ def _sealed(block: dict) -> tuple[float | None, list[float]]:
     if not block.get("n"):
         return None, []
     figure = publish(block["correct"], block["n"])
-    lo, hi = wilson_interval(figure.fraction * block["n"], block["n"])
-    return figure.percent, [round(100 * lo, figure.places), round(100 * hi, figure.places)]
+    return figure.percent, list(figure.ci95_percent())
 
 
 def public_summary(*, split: str, summary: dict) -> dict:

@@ -28,10 +28,9 @@ def cell(*, split: str, n: int, correct: int) -> dict:
         return {"n": n, "correct": correct, "accuracy": round(100 * correct / n, 2),
                 "ci95_low": round(100 * lo, 2), "ci95_high": round(100 * hi, 2)}
     figure = publish(correct, n)
-    # The interval from the published value: its bounds then say nothing finer than it.
-    lo, hi = wilson_interval(figure.fraction * n, n)
-    return {"n": n, "correct": None, "accuracy": figure.percent, "ci95_low": round(100 * lo, figure.places),
-            "ci95_high": round(100 * hi, figure.places), "grid": figure.grid_points, "grid_note": grid_note(n)}
+    lo, hi = figure.ci95_percent()
+    return {"n": n, "correct": None, "accuracy": figure.percent, "ci95_low": lo, "ci95_high": hi,
+            "grid": figure.grid_points, "grid_note": grid_note(n)}
 
 
 def published_percent(*, split: str, n: int, correct: int) -> float | None:

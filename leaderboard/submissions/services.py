@@ -1,14 +1,14 @@
 """Writes for submissions: accept a model (hub checks, duplicate and quota rules) and queue its runs."""
 import re
-import zlib
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 
 from evaluator.precisions import PrecisionUnsupported, check_precision, supported_precisions
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Split
+from leaderboard.core.leases import serialise
 from leaderboard.evaluations import lifecycle
 from leaderboard.evaluations import services as run_services
 from leaderboard.evaluations.notices import webhook_url_problem
@@ -23,18 +23,11 @@ CHAT_TEMPLATE_TYPES = (ModelType.INSTRUCT, ModelType.REASONING)
 SHA_RE = re.compile(r"[0-9a-f]{40}")  # a full commit sha, as the hub writes it
 
 
-def _lock(key: str):
-    """Serialise quota checks per user and per namespace (transaction-scoped PostgreSQL advisory lock)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [zlib.crc32(key.encode())])
-
-
 def quota_lock(*, user, namespace: str):
     """Inside a transaction, before any check: serialise submissions per user and per namespace, so two
     concurrent requests cannot both pass the duplicate and quota checks."""
-    _lock(f"user:{user.pk}")
-    _lock(f"namespace:{namespace.lower()}")
+    serialise(f"user:{user.pk}")
+    serialise(f"namespace:{namespace.lower()}")
 
 
 def quota_check(*, user, namespace):
