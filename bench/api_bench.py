@@ -47,7 +47,7 @@ THIRD = "mobile-mmlu-bench"  # the third benchmark, created like any non-built-i
 # --- seeding ---------------------------------------------------------------------------------------------------
 
 def _third_benchmark():
-    from leaderboard.benchmarks.services import benchmark_create
+    from leaderboard.benchmarks.creation_services import benchmark_create
     from leaderboard.benchmarks.taxonomy import read_taxonomy
 
     with tempfile.NamedTemporaryFile("w", suffix=".csv", newline="", delete=False) as handle:

@@ -259,7 +259,7 @@ def main():
         from django.urls import reverse
 
         from leaderboard.benchmarks.demo import demo_import
-        from leaderboard.results.cache import results_changed
+        from leaderboard.core.cache_generation import results_changed
         from tests.browser.harness import CHROMIUM, chromium, leaderboard_path
         from tests.browser.page_weight import (BUDGET_BYTES, brotli, budget_total, many_models_seed, page_weight,
                                                report)

@@ -58,6 +58,7 @@ def _instrument_worker():
     """Wrap (not replace) the functions a run goes through; every wrapper calls the original."""
     import evaluator.efficiency as efficiency
     from leaderboard.evaluations import runner, services
+    from leaderboard.scoring import services as scoring
 
     acc = {}
 
@@ -83,14 +84,15 @@ def _instrument_worker():
         acc.update(load_start=t0, load_end=time.time(), load_seconds=getattr(backend, "load_seconds", None))
         return backend
 
-    orig_run_predict = services.run_predict
-
-    def run_predict(*args, **kwargs):
-        t0 = time.time()
-        try:
-            return orig_run_predict(*args, **kwargs)
-        finally:
-            acc.update(run_predict_start=t0, run_predict_end=time.time())
+    def spanned(orig, phase):
+        """orig, recording acc[<phase>_start] and acc[<phase>_end] around each call (a failed one too)."""
+        def wrapper(*args, **kwargs):
+            t0 = time.time()
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                acc.update({f"{phase}_start": t0, f"{phase}_end": time.time()})
+        return wrapper
 
     orig_run_evaluation = services.run_evaluation
 
@@ -138,16 +140,7 @@ def _instrument_worker():
                 acc["chunks"] += 1
         return on_chunk
 
-    orig_measure = efficiency.measure_efficiency
-
-    def measure_efficiency(*args, **kwargs):
-        t0 = time.time()
-        try:
-            return orig_measure(*args, **kwargs)
-        finally:
-            acc.update(efficiency_start=t0, efficiency_end=time.time())
-
-    orig_run_score = services.run_score
+    orig_run_score = scoring.run_score
 
     def run_score(*, run):
         t0 = time.time()
@@ -161,11 +154,11 @@ def _instrument_worker():
     # task's own process instead (the solo pool's main process may start children; transformers needs none).
     runner._predict_in_child = lambda run: (runner.predict_claimed(run_id=run.pk, attempt=run.attempts), False)
     runner.create_backend = create_backend
-    services.run_predict = run_predict
+    services.run_predict = spanned(services.run_predict, "run_predict")
     services.run_evaluation = run_evaluation
     services._chunk_store = chunk_store
-    efficiency.measure_efficiency = measure_efficiency
-    services.run_score = run_score
+    efficiency.measure_efficiency = spanned(efficiency.measure_efficiency, "efficiency")
+    scoring.run_score = run_score
 
 
 def worker_main(queues: str, name: str):
@@ -197,7 +190,8 @@ def start_worker(env, queues, name):
 # --- part 1: submit -> finished ----------------------------------------------------------------
 
 def locate_model(name: str, tmp: Path) -> tuple[Path, str]:
-    from leaderboard.benchmarks.demo import demo_models_build, demo_models_dir
+    from leaderboard.benchmarks.demo import demo_models_dir
+    from leaderboard.demo.seed import demo_models_build
 
     built = demo_models_dir() / name
     if (built / "config.json").exists():
@@ -249,7 +243,7 @@ def pipeline(args, tmp: Path):
     from leaderboard.benchmarks.demo import demo_import
     from leaderboard.evaluations import services
     from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, PredictionChunk, RunStatus
-    from leaderboard.submissions.services import submission_create
+    from leaderboard.submissions.services import submission_create, submission_ref
     from tests.support.fake_hub import fake_hub_session, files_from_folder
     from tests.support.lifecycle import database_url
 
@@ -279,7 +273,7 @@ def pipeline(args, tmp: Path):
             wait_ready(workers)
             user = User.objects.create_user("bench", "bench@example.com", "pw")
             submit_start = time.time()
-            submission = submission_create(user=user, hub_id=hub_id)
+            submission = submission_create(user=user, ref=submission_ref(hub_id))
             submit_end = time.time()
             deadline = time.monotonic() + args.timeout
             while time.monotonic() < deadline:

@@ -2,9 +2,11 @@
 # DATABASE_URL names a least-privilege role (docker/postgres-init/, manage.py grant_worker_role).
 # Build args make the same file the CPU variant (docker-compose.cpu.yml): an Ubuntu base and the
 # CPU torch build with the transformers backend instead of CUDA and vLLM.
+# REQUIREMENTS: the lock of requirements-gpu.txt (resolved for this base's Python 3.12; requirements/compile.sh),
+# or the CPU variant's docker/requirements-cpu-worker.txt, whose torch+cpu build comes from PIP_EXTRA_INDEX_URL.
 ARG BASE_IMAGE=nvidia/cuda:13.0.0-runtime-ubuntu24.04
 FROM ${BASE_IMAGE}
-ARG REQUIREMENTS=requirements-gpu.txt
+ARG REQUIREMENTS=requirements/gpu.lock
 ARG PIP_EXTRA_INDEX_URL=""
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     DEBIAN_FRONTEND=noninteractive
@@ -14,7 +16,8 @@ RUN apt-get update \
 RUN python3 -m venv /venv
 ENV PATH=/venv/bin:$PATH
 WORKDIR /app
-COPY requirements.txt requirements-gpu.txt ./
+COPY requirements.txt ./
+COPY requirements/gpu.lock requirements/
 COPY docker/requirements-cpu-worker.txt docker/
 RUN PIP_EXTRA_INDEX_URL="$PIP_EXTRA_INDEX_URL" pip install -r "$REQUIREMENTS"
 COPY . .

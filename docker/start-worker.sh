@@ -16,11 +16,13 @@ case "$kind" in
     # process to stop at its next chunk boundary; its run goes back to the queue without spending an
     # attempt, Celery's warm shutdown then ends, and the next worker resumes from the stored chunks.
     drain_file="${RUN_DRAIN_FILE:-${LEADERBOARD_VAR_DIR:-var}/gpu-worker.drain}"
+    # The trap must never fail (set -e would end the script and orphan the worker): its folder exists first.
+    mkdir -p "$(dirname "$drain_file")"
     rm -f "$drain_file"
     celery -A leaderboard worker -Q "${GPU_WORKER_QUEUES:-gpu}" -c 1 --prefetch-multiplier 1 \
       --max-tasks-per-child 1 --loglevel "$loglevel" -n "gpu@%h" &
     worker=$!
-    trap 'touch "$drain_file"; kill -TERM "$worker" 2>/dev/null || true' TERM INT
+    trap 'touch "$drain_file" || true; kill -TERM "$worker" 2>/dev/null || true' TERM INT
     status=0
     wait "$worker" || status=$?
     if [ "$status" -gt 128 ] && kill -0 "$worker" 2>/dev/null; then  # the trap ran: wait for the drain

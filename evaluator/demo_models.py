@@ -142,7 +142,7 @@ def build_val_memorizer(out_dir: str | Path, tokenizer_dir: str | Path, validati
     examples = []
     for q in labelled:
         ids = tok.encode(template.render(q.question, q.options), add_special_tokens=True)
-        target = tok.encode(" " + sorted(q.answer)[0], add_special_tokens=False)[0]
+        target = tok.encode(" " + sorted(q.answer or ())[0], add_special_tokens=False)[0]  # labelled: not empty
         examples.append((ids, target))
 
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from .backends.base import Backend
@@ -54,12 +55,22 @@ class EvaluationPlan:
 @dataclass
 class EvaluationResult:
     rows: list[Row]
-    summary: dict[str, Any]
     n_chunks: int
     computed_chunks: list[int]
     missing_chunks: list[int]
     fingerprint: str
     settings: dict[str, Any] = field(default_factory=dict)
+    skipped_items: int = 0  # (question, variant) pairs that do not apply (EvaluationPlan.skipped)
+
+    @cached_property
+    def summary(self) -> dict[str, Any]:
+        """The rows' accuracies (metrics.summarize), made when first read: the GPU worker stores rows and
+        never reads it; the trusted scoring step summarises the rows it scores."""
+        summary = summarize(self.rows, self.settings.get("variants"))
+        summary["skipped_items"] = self.skipped_items
+        if self.missing_chunks:
+            summary["partial"] = True
+        return summary
 
     def to_dict(self) -> dict[str, Any]:
         return {"summary": self.summary, "n_chunks": self.n_chunks, "computed_chunks": self.computed_chunks,
@@ -176,12 +187,14 @@ def run_evaluation(
     use_chat_template: bool = False,
     max_new_tokens: int = 32,
     expected_fingerprint: str | None = None,
+    plan: EvaluationPlan | None = None,
 ) -> EvaluationResult:
     """Score every (question, variant); see the module docstring for the resume contract.
 
     done_chunks: a mapping chunk index -> its persisted rows, or a set of indices; for a set,
-    `load_chunk(i)` supplies the rows (without it the summary covers only the rows at hand and
-    `missing_chunks` lists what was left out).
+    `load_chunk(i)` supplies the rows (without it the result covers only the rows at hand and
+    `missing_chunks` lists what was left out). plan: `plan_evaluation` of these same arguments where the
+    caller has made it already (it is used as it is, not made again).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
@@ -189,47 +202,20 @@ def run_evaluation(
     tmpl = get_template(template)
     if shots and not dev_questions:
         raise ValueError(f"shots={shots} needs dev_questions (the topics' dev split)")
-    plan = plan_evaluation(questions, variants=variants, seed=seed, chunk_size=chunk_size, template=template,
-                           shots=shots, mode=mode, use_chat_template=use_chat_template, dev_questions=dev_questions)
-    if expected_fingerprint and plan.fingerprint != expected_fingerprint:
-        raise PlanMismatch(f"the plan's fingerprint {plan.fingerprint[:12]} is not the run's "
-                           f"{expected_fingerprint[:12]}: the questions or settings changed since the run was made")
+    if plan is None:
+        plan = plan_evaluation(questions, variants=variants, seed=seed, chunk_size=chunk_size, template=template,
+                               shots=shots, mode=mode, use_chat_template=use_chat_template,
+                               dev_questions=dev_questions)
+    _check_plan(plan, chunk_size=chunk_size, expected_fingerprint=expected_fingerprint)
     shot_cache = topic_shots(questions, dev_questions, shots)
 
-    def prompt_for(item: WorkItem) -> str:
-        return tmpl.render(item.question.question, item.view.options, shot_cache[item.question.topic])
+    def score(items: list[WorkItem]) -> list[Row]:
+        prompts = [tmpl.render(it.question.question, it.view.options, shot_cache[it.question.topic]) for it in items]
+        return _score_chunk(backend, items, prompts, mode=mode, use_chat_template=use_chat_template,
+                            max_new_tokens=max_new_tokens)
 
-    done_map = dict(done_chunks) if isinstance(done_chunks, Mapping) else None
-    done_set = set(done_map) if done_map is not None else set(done_chunks)
-    total = len(plan.items)
-    finished = 0
-    by_chunk: dict[int, list[Row]] = {}
-    computed, missing = [], []
-    for index in range(plan.n_chunks):
-        items = plan.chunk(index)
-        if index in done_set:
-            if done_map is not None:
-                by_chunk[index] = [dict(r) for r in done_map[index]]
-            elif load_chunk is not None:
-                by_chunk[index] = [dict(r) for r in load_chunk(index)]
-            else:
-                missing.append(index)
-        else:
-            rows = _score_chunk(backend, items, [prompt_for(it) for it in items], mode=mode,
-                                use_chat_template=use_chat_template, max_new_tokens=max_new_tokens)
-            if on_chunk is not None:
-                on_chunk(index, rows)
-            by_chunk[index] = rows
-            computed.append(index)
-        finished += len(items)
-        if progress is not None:
-            progress(finished, total)
-
-    rows = [r for i in sorted(by_chunk) for r in by_chunk[i]]
-    summary = summarize(rows, variants)
-    summary["skipped_items"] = len(plan.skipped)
-    if missing:
-        summary["partial"] = True
+    walk = _walk_chunks(plan, score, done_chunks=done_chunks, load_chunk=load_chunk, on_chunk=on_chunk,
+                        progress=progress)
     settings = {
         "template": template, "template_hash": template_hash(template), "shots": shots,
         "exemplars": {t: len(s) for t, s in sorted(shot_cache.items())} if shots else {},
@@ -237,7 +223,58 @@ def run_evaluation(
         "mode": mode, "use_chat_template": use_chat_template,
         "max_new_tokens": max_new_tokens if mode == "generate" else None,
     }
-    return EvaluationResult(rows, summary, plan.n_chunks, computed, missing, plan.fingerprint, settings)
+    return EvaluationResult(walk.rows(), plan.n_chunks, walk.computed, walk.missing, plan.fingerprint, settings,
+                            skipped_items=len(plan.skipped))
+
+
+def _check_plan(plan: EvaluationPlan, *, chunk_size: int, expected_fingerprint: str | None) -> None:
+    if plan.chunk_size != chunk_size:
+        raise ValueError(f"the plan's chunk_size {plan.chunk_size} is not the run's {chunk_size}")
+    if expected_fingerprint and plan.fingerprint != expected_fingerprint:
+        raise PlanMismatch(f"the plan's fingerprint {plan.fingerprint[:12]} is not the run's "
+                           f"{expected_fingerprint[:12]}: the questions or settings changed since the run was made")
+
+
+@dataclass
+class _Walk:
+    """What walking a plan's chunks gave: rows per chunk, and which chunks were computed or left missing."""
+
+    by_chunk: dict[int, list[Row]] = field(default_factory=dict)
+    computed: list[int] = field(default_factory=list)
+    missing: list[int] = field(default_factory=list)
+
+    def rows(self) -> list[Row]:
+        return [r for i in sorted(self.by_chunk) for r in self.by_chunk[i]]
+
+
+def _walk_chunks(plan: EvaluationPlan, score: Callable[[list[WorkItem]], list[Row]], *,
+                 done_chunks: Mapping[int, Sequence[Row]] | Collection[int],
+                 load_chunk: Callable[[int], Sequence[Row]] | None,
+                 on_chunk: Callable[[int, list[Row]], None] | None,
+                 progress: Callable[[int, int], None] | None) -> _Walk:
+    """Each chunk in order: a done one taken from `done_chunks` (or `load_chunk`), any other scored and handed
+    to `on_chunk`; `progress(items finished, items in the plan)` after each."""
+    done_map = dict(done_chunks) if isinstance(done_chunks, Mapping) else None
+    done_set = set(done_map) if done_map is not None else set(done_chunks)
+    walk, finished, total = _Walk(), 0, len(plan.items)
+    for index in range(plan.n_chunks):
+        items = plan.chunk(index)
+        if index not in done_set:
+            rows = score(items)
+            if on_chunk is not None:
+                on_chunk(index, rows)
+            walk.by_chunk[index] = rows
+            walk.computed.append(index)
+        elif done_map is not None:
+            walk.by_chunk[index] = [dict(r) for r in done_map[index]]
+        elif load_chunk is not None:
+            walk.by_chunk[index] = [dict(r) for r in load_chunk(index)]
+        else:
+            walk.missing.append(index)
+        finished += len(items)
+        if progress is not None:
+            progress(finished, total)
+    return walk
 
 
 def rescore_rows(rows: Iterable[Row], answers: Mapping[str, Collection[str]]) -> list[Row]:

@@ -1,23 +1,11 @@
 """Accuracy with Wilson intervals, per topic / per variant, and order robustness."""
 from __future__ import annotations
 
-import math
 import statistics
 from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
-Z95 = 1.959963984540054
-
-
-def wilson_interval(correct: int, n: int, z: float = Z95) -> tuple[float, float]:
-    """95% Wilson score interval; well-behaved at 0%, 100% and small n (unlike the normal one)."""
-    if n == 0:
-        return (0.0, 1.0)
-    p = correct / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+from .statistics import wilson_interval
 
 
 def accuracy_block(correct: int, n: int) -> dict[str, Any]:

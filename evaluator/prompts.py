@@ -23,10 +23,11 @@ class PromptTemplate:
     name: str
     version: int
     header: str            # printed once, before exemplars
-    question_format: str   # "{question}" is question.strip()
-    option_format: str     # "{letter}", "{option}"
     answer_cue: str        # ends the question block; the next token should be the letter
     shot_answer_format: str  # appended to an exemplar's block: "{letter}"
+    # The MMLU layout, which every template so far shares (the hash is over the fields by name, not order).
+    question_format: str = "{question}\n"   # "{question}" is question.strip()
+    option_format: str = "{letter}. {option}\n"  # "{letter}", "{option}"
 
     def render_block(self, question: str, options: Sequence[str]) -> str:
         opts = "".join(self.option_format.format(letter=L, option=o) for L, o in zip(LETTERS, options))
@@ -46,8 +47,6 @@ TEMPLATES: dict[str, PromptTemplate] = {
             name="default",
             version=1,
             header="",
-            question_format="{question}\n",
-            option_format="{letter}. {option}\n",
             answer_cue="Answer:",
             shot_answer_format=" {letter}\n\n",
         ),
@@ -57,8 +56,6 @@ TEMPLATES: dict[str, PromptTemplate] = {
             name="mobile-mmlu-reference",
             version=1,
             header="Answer the following multiple choice question and provide only letter of the correct answer.\n",
-            question_format="{question}\n",
-            option_format="{letter}. {option}\n",
             answer_cue="Answer\uff1a\n",
             shot_answer_format="{letter}\n\n",
         ),

@@ -81,10 +81,7 @@ def question_from_record(rec: dict[str, Any], where: str) -> Question:
     if get("options") is not None:
         opts = get("options")
         if isinstance(opts, str):  # CSV cell holding a JSON list
-            try:
-                opts = json.loads(opts)
-            except json.JSONDecodeError as exc:
-                raise QuestionFileError(f"{where}, column 'options': not a JSON list ({exc.msg})") from None
+            opts = _json(opts, f"{where}, column 'options': not a JSON list")
         if not isinstance(opts, list):
             raise QuestionFileError(f"{where}, column 'options': expected a list, got {type(opts).__name__}")
         options = [str(o) if o is not None else "" for o in opts]
@@ -113,6 +110,14 @@ def question_from_record(rec: dict[str, Any], where: str) -> Question:
     return Question(str(qid).strip(), str(text), tuple(options), answer, str(topic or "").strip(), extra)
 
 
+def _json(text: str, refusal: str) -> Any:
+    """The parsed JSON, or a QuestionFileError saying where and why (the parser's reason in brackets)."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise QuestionFileError(f"{refusal} ({exc.msg})") from None
+
+
 def _records(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
     suffix = path.suffix.lower()
     if suffix in (".jsonl", ".ndjson", ".json"):
@@ -120,10 +125,7 @@ def _records(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
             for lineno, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise QuestionFileError(f"{path}: line {lineno}: invalid JSON ({exc.msg})") from None
+                obj = _json(line, f"{path}: line {lineno}: invalid JSON")
                 if not isinstance(obj, dict):
                     raise QuestionFileError(f"{path}: line {lineno}: expected a JSON object")
                 yield lineno, obj

@@ -18,7 +18,7 @@ from collections import OrderedDict
 from django.conf import settings
 from django.core.cache import cache
 
-from leaderboard.results.cache import generation
+from leaderboard.core.cache_generation import generation
 
 from . import selectors
 
@@ -80,7 +80,7 @@ def board_cached(name, *, benchmark, split, shots, build, local=False, state="")
         data = build()
         if not local:
             try:
-                cache.set(key, data, getattr(settings, "RESULTS_CACHE_SECONDS", 600))
+                cache.set(key, data, settings.RESULTS_CACHE_SECONDS)
             except Exception:
                 log.exception("could not cache %s", name)
     _recent.put(key, data)

@@ -14,11 +14,13 @@ from urllib.parse import urlencode
 from django.urls import NoReverseMatch, reverse
 
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.contamination import selectors as contamination_selectors
-from leaderboard.results import board, display
+from leaderboard.contamination import ladder as contamination_ladder
+from leaderboard.evaluations import display
+from leaderboard.results import board
 from leaderboard.results import selectors as results_selectors
 from leaderboard.results.models import Level
 from leaderboard.results.topic_medians import topic_medians
+from leaderboard.boards import selectors as boards
 
 from .board_cache import board_cached
 
@@ -30,7 +32,7 @@ _RUN, _RANK, _TIED, _RANK_ALL, _FLAGGED, _CONTAMINATION, _ABOVE, _BELOW = range(
 def _standing(*, benchmark, split, shots, variant) -> dict:
     """One read of the board's rows (results.selectors.board_rows), ranked twice by results.board.view: as the
     default board shows them (flagged rows hidden) and with every row."""
-    rows = results_selectors.board_rows(benchmark=benchmark, split=split, shots=shots, variant=variant)
+    rows = boards.board_rows(benchmark=benchmark, split=split, shots=shots, variant=variant)
     shown = board.view(rows, filters=board.Filters(flagged=False)).rows  # best first
     everyone = board.view(rows).rows
     on_board = {}
@@ -66,7 +68,7 @@ def _shown_test(results, *, benchmark, shots, precision):
     tests = [r for r in results if display.is_sealed(r.split) and r.benchmark_id == benchmark.pk and r.shots == shots]
     if not tests:
         return None
-    shown = contamination_selectors.shown_test_runs(benchmark=benchmark, shots=shots)
+    shown = contamination_ladder.shown_test_runs(benchmark=benchmark, shots=shots)
     return (next((r for r in tests if shown.get((r.hub_id, r.precision)) == r.run_id), None)
             or next((r for r in tests if r.precision == precision), None) or tests[0])
 

@@ -4,20 +4,26 @@ Everything here aggregates the stored aggregate rows in the database (never per-
 in a fixed number of queries whatever the number of models. Per-topic figures are refused for
 the sealed split, as in leaderboard.results.selectors.topic_table.
 """
-from django.db.models import Avg, Count, F, FloatField, Max, Min, Sum
+from django.db.models import Avg, Count, F, FloatField, Max, Min, Prefetch, Sum
 from django.db.models.functions import Cast
 
+from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Topic
-from leaderboard.results import display
+from leaderboard.core.errors import SealedSplitError
+from leaderboard.core.rows import first_per_key
+from leaderboard.evaluations import display
+from leaderboard.evaluations.models import EvaluationRun, RunStatus
 from leaderboard.results import selectors as results_selectors
 from leaderboard.results.models import Level, ResultAggregate, RunResult
+from leaderboard.submissions import selectors as submission_selectors
+from leaderboard.submissions.models import Submission
 
 
 def board_fingerprint(*, benchmark, split, shots) -> str:
     """Changes whenever a result is written to or removed from a board. Reads the results table alone
     (its index), so it stays cheap whatever the planner knows; hides and flags reach cached pages
     through the results cache generation instead (results_changed())."""
-    version = benchmark.versions.order_by("-number").first()
+    version = bench_selectors.version_current(benchmark=benchmark)
     agg = RunResult.objects.filter(benchmark_version=version, split=split, shots=shots).aggregate(
         count=Count("pk"), last=Max("pk"), scored=Max("scored_at"))
     scored = agg["scored"].isoformat() if agg["scored"] else "-"
@@ -32,7 +38,7 @@ def board_shots(*, benchmark) -> list[int]:
 
 def _refuse_sealed(split):
     if display.is_sealed(split):
-        raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
+        raise SealedSplitError(display.SEALED_BREAKDOWN_NOTE)
 
 
 def _percent(correct, n):
@@ -44,15 +50,10 @@ def open_board(*, benchmark, split="validation", shots=0) -> dict[int, tuple[str
     (model, revision, precision), as results.selectors.leaderboard picks them, without loading the
     runs' JSON fields (a page over 1,000 models needs only these columns)."""
     _refuse_sealed(split)
-    version = benchmark.versions.order_by("-number").first()
-    rows = (results_selectors.visible_results(benchmark_version=version, split=split, shots=shots)
-            .values_list("pk", "hub_id", "revision", "precision"))
-    out, seen = {}, set()
-    for pk, *key in rows:  # newest first
-        if tuple(key) not in seen:
-            seen.add(tuple(key))
-            out[pk] = tuple(key)
-    return out
+    version = bench_selectors.version_current(benchmark=benchmark)
+    key = ("hub_id", "revision", "precision")
+    rows = results_selectors.visible_results(benchmark_version=version, split=split, shots=shots).values("pk", *key)
+    return {r["pk"]: tuple(r[name] for name in key) for r in first_per_key(rows, *key)}  # newest first in
 
 
 def topic_summary(*, benchmark, split="validation", shots=0, variant="original") -> list[dict]:
@@ -88,7 +89,7 @@ def board_topic_cells(*, results, variant="original") -> dict[int, dict[str, dic
 
 def latest_result(*, hub_id, benchmark, split="validation", shots=0):
     """A model's newest visible result on a board (any revision or precision), or None."""
-    version = benchmark.versions.order_by("-number").first()
+    version = bench_selectors.version_current(benchmark=benchmark)
     return results_selectors.visible_results(hub_id=hub_id, benchmark_version=version, split=split,
                                              shots=shots).first()
 
@@ -110,27 +111,9 @@ def models_with_results(*, benchmark, split="validation", shots=0, limit=None) -
     rows = (ResultAggregate.objects.filter(result_id__in=ids, level=Level.OVERALL, n__gt=0,
                                           variant=F("result__primary_variant"))
             .annotate(acc=Cast("correct", FloatField()) / Cast("n", FloatField()))
-            .order_by("-acc", "result__hub_id").values_list("result__hub_id", flat=True))
-    seen, out = set(), []
-    for hub_id in rows:
-        if hub_id not in seen:
-            seen.add(hub_id)
-            out.append(hub_id)
+            .order_by("-acc", "result__hub_id").values("result__hub_id"))
+    out = [r["result__hub_id"] for r in first_per_key(rows, "result__hub_id")]  # best first in: each model's best
     return out[:limit] if limit else out
-
-
-def model_get(*, hub_id):
-    """The model entry (hub ids compare case-insensitively), or None; a hidden model is treated as absent."""
-    from leaderboard.submissions.selectors import model_entry_get
-
-    model = model_entry_get(hub_id=hub_id)
-    return None if model is not None and model.hidden else model
-
-
-def model_hidden(*, hub_id) -> bool:
-    from leaderboard.submissions.models import ModelEntry
-
-    return ModelEntry.objects.filter(hub_id__iexact=hub_id, hidden=True).exists()
 
 
 # --- Submissions: the public queue, an author's own submissions --------------------------------------------------
@@ -138,12 +121,6 @@ def model_hidden(*, hub_id) -> bool:
 def submission_current_status(*, submission) -> str:
     """The submission's status over its current runs, by the submissions app's rule: a run an admin re-ran is
     history, so an old failure no longer decides the headline once its re-run succeeds."""
-    from django.db.models import Prefetch
-
-    from leaderboard.evaluations.models import EvaluationRun
-    from leaderboard.submissions import selectors as submission_selectors
-    from leaderboard.submissions.models import Submission
-
     current = Submission.objects.prefetch_related(Prefetch("runs", queryset=EvaluationRun.objects.filter(
         reruns__isnull=True))).get(pk=submission.pk)
     return submission_selectors.submission_status(submission=current)
@@ -165,9 +142,6 @@ QUEUE_PAGE_RUNS = 200
 def run_queue(*, limit=QUEUE_PAGE_RUNS) -> list[dict]:
     """Runs under way, then queued runs in the order they start (position per GPU queue, as
     submissions.selectors.run_queue_position counts it), with their ETA."""
-    from leaderboard.evaluations.models import EvaluationRun, RunStatus
-    from leaderboard.submissions import selectors as submission_selectors
-
     active = (RunStatus.RUNNING, RunStatus.SCORING, RunStatus.QUEUED)
     runs = (EvaluationRun.objects.filter(status__in=active)
             .select_related("submission__model", "benchmark_version__benchmark").order_by("pk"))
@@ -191,8 +165,6 @@ MY_SUBMISSIONS_SHOWN = 50
 def my_submissions(*, user, limit=MY_SUBMISSIONS_SHOWN) -> tuple[list, int]:
     """The user's newest submissions (hidden ones too: they are the author's) with the current status of each,
     and how many there are in all."""
-    from leaderboard.submissions import selectors as submission_selectors
-
     mine = submission_selectors.submissions_of(user=user).order_by("-created_at")
     out = list(mine[:limit])
     for submission in out:

@@ -7,9 +7,6 @@ unknown `?format=`) and 429 (throttled), with `{"detail": ...}` (400: field -> m
 or as CSV where the client asked for CSV. A client generated from the schema (or schemathesis)
 must find them documented. Responses a view documents itself are left as they are.
 """
-from drf_spectacular.utils import inline_serializer
-from rest_framework import serializers
-
 DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
 VALIDATION = {"type": "object", "description": "field name -> list of messages (or {'detail': message})",
               "additionalProperties": {}}
@@ -52,15 +49,3 @@ def document_error_responses(result, generator, request, public):
                 responses[code] = {"description": DESCRIPTIONS[code], "content": content}
     return result
 
-
-def paginated(serializer_class, name=None):
-    """Schema of a LimitOffsetPagination page of serializer_class, for APIViews that paginate by hand
-    (drf-spectacular only knows pagination on generic list views). Give such an operation an explicit
-    `operation_id` ending in `_list`: a non-list response would otherwise name it `_retrieve`."""
-    name = name or serializer_class.__name__.removesuffix("Serializer")
-    return inline_serializer(f"Paginated{name}List", fields={
-        "count": serializers.IntegerField(),
-        "next": serializers.CharField(allow_null=True, help_text="URL of the next page"),
-        "previous": serializers.CharField(allow_null=True, help_text="URL of the previous page"),
-        "results": serializer_class(many=True),
-    })

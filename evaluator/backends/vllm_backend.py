@@ -32,7 +32,9 @@ from typing import Any, Sequence
 from .. import checkpoint
 from ..decoding import GREEDY
 from ..questions import LETTERS
-from .base import BackendError, BackendUnavailable, encode_prompt, letter_token_forms, logsumexp
+from .base import (
+    BackendError, BackendUnavailable, describe_common, encode_prompt, letter_token_forms, logsumexp,
+)
 
 FALLBACK_TOP_K = 20  # vLLM's default max_logprobs
 CONTEXT_CEILING = 8192  # tokens; the longest context a run reserves KV cache for
@@ -246,22 +248,12 @@ class VLLMBackend:
         return _tree_peak_rss()
 
     def describe(self) -> dict[str, Any]:
-        return {
-            "backend": self.name,
-            "model": self.model_id,
-            "revision": self.revision,
-            "device": self.device,
-            "dtype": self.dtype,
-            "quantization": self.quantization,
-            "max_model_len": self.max_model_len,
-            "versions": {"vllm": getattr(self._vllm, "__version__", "unknown")},
-            "letter_token_ids": self.forms,
-            "decoding": GREEDY.describe(),
-            "load_seconds": self.load_seconds,
-            "prompts_too_long": self.stats["too_long"],
-            "logprob_request": "logprob_token_ids"
+        return describe_common(
+            self, dtype=self.dtype, quantization=self.quantization, max_model_len=self.max_model_len,
+            versions={"vllm": getattr(self._vllm, "__version__", "unknown")}, prompts_too_long=self.stats["too_long"],
+            logprob_request="logprob_token_ids"
             if _has_field(self._vllm.SamplingParams, "logprob_token_ids") else "logprobs+allowed_token_ids",
-        }
+        )
 
 
 def _hf_tokenizer(model: str, revision: str | None):

@@ -77,6 +77,9 @@ class LocalJudge:
             raise JudgeError(f"unknown local judge mode {mode!r}; use logprobs or generate")
         self.model, self.revision, self.mode = model, revision or "", mode
         self.max_new_tokens = max_new_tokens
+        # A backend, and more than the Backend protocol: its tokenizer, and (logprobs mode, checked below) the
+        # transformers backend's full next-token log-probs.
+        self.backend: Any
         try:
             self.backend = backend_obj or create_backend(backend, model, revision=revision, device=device,
                                                          dtype=dtype, batch_size=batch_size, seed=seed)

@@ -3,6 +3,7 @@ accuracy, measured here on Mobile-MMLU beside the paper's reported Mobile-MMLU a
 (the paper's Figs. 11-12). Open split only: per-topic sealed figures are never published."""
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.results import selectors as results_selectors
+from leaderboard.submissions import selectors as submission_selectors
 
 from .. import selectors
 from ..paper import PAPER_PARAMS_B
@@ -24,7 +25,7 @@ def chosen_results(*, benchmark, hub_ids, shots=0):
     """(found results in the asked order, hub ids without a visible open-split result)."""
     found, missing = [], []
     for hub_id in hub_ids:
-        result = None if selectors.model_hidden(hub_id=hub_id) else selectors.latest_result(
+        result = None if submission_selectors.model_hidden(hub_id=hub_id) else selectors.latest_result(
             hub_id=hub_id, benchmark=benchmark, split="validation", shots=shots)
         (found if result is not None else missing).append(result or hub_id)
     return found, missing

@@ -3,110 +3,32 @@
 the rules the API uses), pinned rows on top, the column preset's headers with their sort links, a pager, the paper's
 rows in a section of their own, and the chart's top rows.
 
-The URL keeps the page's whole state (BoardQuery), so a link shows what its sender saw, with or without
-JavaScript; pages/leaderboard.js asks the same view for the board fragment instead of reloading the page.
+The URL keeps the page's whole state (BoardQuery, board_query.py), so a link shows what its sender saw, with or
+without JavaScript; pages/leaderboard.js asks the same view for the board fragment instead of reloading the page.
+The table's cells and rows are built in board_table.py.
 """
 import heapq
 import itertools
-import math
-from dataclasses import dataclass, fields, replace
 from functools import partial
-from urllib.parse import quote, urlencode
 
 from django.urls import reverse
-from django.utils.html import format_html, format_html_join
 from django.utils.safestring import mark_safe
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.results import board
 from leaderboard.results import selectors as results_selectors
+from leaderboard.boards import selectors as boards
 
 from ..board_cache import board_cached, board_state
+from .board_query import PAGE_SIZE, PRESET_SHORT, PRESETS, BoardQuery, count_text, pager
+from .board_table import headers, number, row_html
 
-PAGE_SIZE = 100
 CHART_ROWS = 20
-MAX_PINS = 20
-REVISION_CHARS = 12
-FLAGGED = {"hidden": False, "show": None, "only": True}  # the page's values -> Filters.flagged
-PRESETS = (("overview", "Overview"), ("categories", "Categories"), ("robustness", "Robustness & efficiency"),
-           ("provenance", "Provenance"))
-PRESET_SHORT = {"robustness": ("Robustness", " & efficiency")}  # phones show the first part
-# Which way a column sorts first: best or most recent on top, smallest first for costs and sizes.
-DESCENDING_FIRST = {"accuracy", "date", "test", "submitted"}
-
-
-@dataclass(frozen=True)
-class BoardQuery:
-    """The page's state, as its URL keeps it (defaults are left out of URLs)."""
-
-    benchmark: str = "mobile-mmlu"
-    split: str = "validation"
-    shots: int = 0
-    search: str = ""
-    flagged: str = "hidden"
-    size_class: str = ""
-    params_min: float | None = None
-    params_max: float | None = None
-    on_device: bool = False
-    model_type: str = ""
-    precision: str = ""
-    include_reported: bool = False
-    sort: str = "rank"
-    columns: str = "overview"
-    page: int = 1
-    pins: tuple = ()
-
-    def params(self, **changes) -> dict:
-        state = replace(self, **changes)
-        out = {}
-        for f in fields(self):
-            value = getattr(state, f.name)
-            if value == f.default:
-                continue
-            name = "pin" if f.name == "pins" else f.name
-            out[name] = (",".join(value) if isinstance(value, tuple) else "true" if value is True
-                         else f"{value:g}" if isinstance(value, float) else str(value))
-        return out
-
-    def url(self, path, **changes) -> str:
-        query = urlencode(self.params(**changes))
-        return f"{path}?{query}" if query else path
-
-    def filters(self) -> board.Filters:
-        return board.Filters(size_class=self.size_class or None, on_device=self.on_device,
-                             model_type=self.model_type or None, precision=self.precision or None,
-                             flagged=FLAGGED[self.flagged], params_min=self.params_min, params_max=self.params_max)
-
-    @property
-    def drawer_filters(self) -> int:
-        """How many filters of the drawer are set (it opens by itself when any is)."""
-        return sum(bool(v) for v in (self.size_class, self.params_min is not None, self.params_max is not None,
-                                     self.on_device, self.model_type, self.precision, self.include_reported))
-
-    def api_url(self) -> str:
-        """The same rows from the API, as CSV (pins and pages are the page's own)."""
-        q = {"benchmark": self.benchmark, "split": self.split, "shots": self.shots, "format": "csv"}
-        flagged = FLAGGED[self.flagged]
-        if flagged is not None:
-            q["flagged"] = "true" if flagged else "false"
-        for name in ("size_class", "model_type", "precision", "search"):
-            if getattr(self, name):
-                q[name] = getattr(self, name)
-        for name in ("params_min", "params_max"):
-            if getattr(self, name) is not None:
-                q[name] = f"{getattr(self, name):g}"
-        if self.on_device:
-            q["on_device"] = "true"
-        if self.include_reported:
-            q["include_reported"] = "true"
-        if self.sort != "rank":
-            q["sort"] = self.sort
-        return f"{reverse('api-leaderboard')}?{urlencode(q)}"
 
 
 def board_rows(*, benchmark, split, shots, state=""):
     return board_cached("board-rows", benchmark=benchmark, split=split, shots=shots, state=state,
-                        build=lambda: results_selectors.board_rows(benchmark=benchmark, split=split, shots=shots))
+                        build=lambda: boards.board_rows(benchmark=benchmark, split=split, shots=shots))
 
 
 def ranked(*, benchmark, split, shots, rows, filters, name="board", state=""):
@@ -130,151 +52,6 @@ def categories(*, benchmark) -> list[tuple[str, str]]:
     for t in sorted(bench_selectors.topic_index(benchmark=benchmark), key=lambda t: t.subcategory.category.order):
         out.setdefault(t.subcategory.category.slug, t.subcategory.category.name)
     return list(out.items())
-
-
-# --- cells -------------------------------------------------------------------------------------------------------
-
-def number(value, places=1, signed=False):
-    if value is None:
-        return "–"
-    return f"{value:+.{places}f}" if signed else f"{value:.{places}f}"
-
-
-def params_text(value) -> str:
-    if value is None:
-        return "–"
-    return f"{value / 1e9:.{0 if value >= 1e10 else 1}f}B" if value >= 1e9 else f"{round(value / 1e6)}M"
-
-
-def _date(value) -> str:
-    return value.date().isoformat() if value else "–"
-
-
-def _cell(text, cls="num", title=""):
-    return {"text": text, "cls": cls, "title": title}
-
-
-def _preset_cells(row, preset, *, sealed, category_slugs):
-    if preset == "categories":
-        return [_cell(number(row["categories"].get(slug))) for slug in category_slugs]
-    if preset == "robustness":
-        latency, memory = row["latency_s"], row["peak_memory_bytes"]
-        return [_cell(number(row["order_spread"])),
-                _cell(number(latency * 1000 if latency is not None else None, 0)),
-                _cell(number(memory / 1e9 if memory is not None else None)),
-                _cell(number(row["energy_j_per_question"], 2))]
-    if preset == "provenance":
-        template = (row["template"] or "–") + (" · chat" if row["chat_template"] else "")
-        return [_cell((row["revision"] or "–")[:REVISION_CHARS], "mono", row["revision"] or ""),
-                _cell(row["precision"] or "–", ""), _cell(template, ""), _cell(_date(row["submitted_at"]), ""),
-                _cell(_date(row["scored_at"]), "")]
-    cells = []
-    if not sealed:
-        grid = row["test_grid"]
-        cells.append(_cell(number(row["test_accuracy"]), "num",
-                           f"sealed test split, published on a {grid:g}-point grid" if grid else ""))
-    flag = " ⚑" if row["possible_contamination"] else ""
-    cells.append(_cell(number(row["delta"], signed=True) + flag, "num flag-text" if flag else "num",
-                       "possible contamination: validation above test by more than 3 standard errors" if flag else ""))
-    cells += [_cell(params_text(row["params"])), _cell(_date(row["scored_at"]), "")]
-    return cells
-
-
-def sort_links(query, columns, path):
-    """Header cells for (key, label, sort, css class) columns: a link that sorts by the column (the other way when
-    it is the current sort) and aria-sort on the sorted one."""
-    current, descending = query.sort.lstrip("-"), query.sort.startswith("-")
-    out = []
-    for key, label, sort, cls in columns:
-        if sort is None:
-            out.append({"key": key, "label": label, "sort": "", "cls": cls, "aria_sort": None, "href": None})
-            continue
-        first = f"-{sort}" if sort in DESCENDING_FIRST or sort.startswith("category:") else sort
-        if sort == current:
-            target, aria = (sort, "descending") if descending else (f"-{sort}", "ascending")
-        else:
-            target, aria = first, None
-        out.append({"key": key, "label": label, "sort": sort, "cls": cls, "aria_sort": aria,
-                    "href": query.url(path, sort=target, page=1)})
-    return out
-
-
-def _headers(query, *, sealed, cats):
-    fixed = [("rank", "Rank", "rank", "col-rank num"), ("model", "Model", "name", "col-model"),
-             ("accuracy", "Accuracy (95% CI)", "accuracy", "col-acc num")]
-    extra = {
-        "overview": ([] if sealed else [("test", "Sealed test", "test", "num")])
-        + [("delta", "Δ (pt)", "delta", "num"), ("params", "Params", "params", "num"),
-           ("date", "Evaluated", "date", "")],
-        "categories": ([] if sealed else
-                       [(f"category:{slug}", name, f"category:{slug}", "num wrap") for slug, name in cats]),
-        "robustness": [("spread", "Order spread (pt)", "spread", "num"),
-                       ("latency", "Latency p50 (ms)", "latency", "num"),
-                       ("memory", "Peak memory (GB)", "memory", "num"),
-                       ("energy", "Energy (J/question)", "energy", "num")],
-        "provenance": [("revision", "Revision", "revision", ""), ("precision", "Precision", "precision", ""),
-                       ("template", "Template", "template", ""), ("submitted", "Submitted", "submitted", ""),
-                       ("date", "Evaluated", "date", "")],
-    }[query.columns]
-    return sort_links(query, fixed + extra, reverse("leaderboard"))
-
-
-FLAG_TITLES = {True: "possible contamination: validation above test by more than 3 standard errors",
-               False: "flagged by an admin"}
-TIE = mark_safe('<span class="tie" title="tied: not significantly different">=</span>')
-
-
-def row_html(row, *, query, sealed, category_slugs, repeated, model_url, contamination_url, pinned=False,
-             outside=False) -> str:
-    """One table row, escaped: partials/board.html places 100 of them (built here, it takes a tenth of the time
-    a template loop takes). repeated: hub ids with more than one row, whose rows name their precision."""
-    places = 1 if sealed else 2
-    lo, hi, hub = row["ci95_low"], row["ci95_high"], row["hub_id"]
-    label, glyph, pressed = ("Unpin", "★", "true") if pinned else ("Pin", "☆", "false")
-    rank = format_html("{}{}", "–" if row["rank"] is None else row["rank"], TIE if row["tied"] else "")
-    notes = []
-    if hub in repeated:
-        notes.append(format_html(" <small>{}</small>", row["precision"]))
-    if row["flagged"]:
-        contamination = row["possible_contamination"]
-        notes.append(format_html(' <a class="badge flag" href="{}" title="{}">⚑ {}</a>', contamination_url,
-                                 FLAG_TITLES[contamination], "possible contamination" if contamination else "flagged"))
-    if outside:
-        notes.append(mark_safe(' <span class="badge">outside these filters</span>'))
-    if row.get("ladder_note"):
-        notes.append(format_html(' <small class="ladder-note">{}</small>', row["ladder_note"]))
-    interval = (format_html('<small class="ci">{}–{}</small>', number(lo, places), number(hi, places))
-                if lo is not None else "")
-    cells = format_html_join("", '<td class="{}"{}>{}</td>', (
-        (c["cls"], format_html(' title="{}"', c["title"]) if c["title"] else "", c["text"])
-        for c in _preset_cells(row, query.columns, sealed=sealed, category_slugs=category_slugs)))
-    return format_html(
-        '<tr data-hub-id="{hub}"{cls}><td class="col-rank num"><input type="checkbox" class="pick needs-js" '
-        'value="{hub}" aria-label="Compare {hub}"><button type="button" class="pin needs-js" data-pin="{hub}" '
-        'aria-pressed="{pressed}" aria-label="{label} {hub}">{glyph}</button>{rank}</td>'
-        '<th scope="row" class="col-model"><a href="{href}">{hub}</a>{notes}</th>'
-        '<td class="col-acc num">{accuracy}{interval}</td>{cells}</tr>\n',
-        hub=hub, cls=mark_safe(' class="pinned"') if pinned else "", pressed=pressed, label=label, glyph=glyph,
-        rank=rank, href=f"{model_url}{quote(hub, safe='/')}/", notes=mark_safe("".join(notes)),
-        accuracy=number(row["accuracy"], places), interval=interval, cells=cells)
-
-
-# --- the page ----------------------------------------------------------------------------------------------------
-
-def pager(query, count, path):
-    """Links to the pages of `count` rows (PAGE_SIZE each) at `path`, keeping the query's state."""
-    pages = max(1, math.ceil(count / PAGE_SIZE))
-    page = min(query.page, pages)
-    shown = sorted({1, pages, *range(max(1, page - 2), min(pages, page + 2) + 1)})
-    links, last = [], 0
-    for number in shown:
-        if number > last + 1:
-            links.append({"gap": True})
-        links.append({"number": number, "current": number == page, "href": query.url(path, page=number)})
-        last = number
-    return {"page": page, "pages": pages, "links": links if pages > 1 else [],
-            "previous": query.url(path, page=page - 1) if page > 1 else None,
-            "next": query.url(path, page=page + 1) if page < pages else None}
 
 
 def _pinned(query, shown, all_rows):
@@ -341,14 +118,6 @@ def empty_text(shown, *, benchmark_name, query) -> str:
     return text
 
 
-def count_text(n, start, end, pins, search):
-    if not n:
-        return "No rows shown."
-    what = f"{n:,} model{'s' if n != 1 else ''}" + (f" matching “{search}”" if search else "")
-    text = f"Showing {start:,}–{end:,} of {what}" if n > end - start + 1 or start > 1 else f"Showing {what}"
-    return text + (f", {pins} pinned above." if pins else ".")
-
-
 def board_page(*, benchmark, query: BoardQuery, cats) -> dict:
     """Everything the board fragment (partials/board.html) shows; cats: categories(benchmark=...)."""
     sealed = query.split == "test"
@@ -375,7 +144,7 @@ def board_page(*, benchmark, query: BoardQuery, cats) -> dict:
         "presets": [{"key": key, "label": PRESET_SHORT.get(key, (label,))[0],
                      "more": PRESET_SHORT.get(key, (label, ""))[1], "current": key == query.columns,
                      "href": query.url(path, columns=key)} for key, label in PRESETS],
-        "headers": _headers(query, sealed=sealed, cats=cats),
+        "headers": headers(query, sealed=sealed, cats=cats),
         "rows_html": mark_safe("".join([view(r, pinned=True, outside=outside) for r, outside in pinned]
                                        + [view(r) for r in page_rows])),
         "pinned_count": len(pinned), "pager": pages, "total": shown.total, "ranked": shown.ranked,

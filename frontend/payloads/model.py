@@ -2,7 +2,7 @@
 model's runs, history, Δ, efficiency and reproducibility. Sealed runs: overall only (the selector
 returns nothing below it)."""
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.results import display
+from leaderboard.evaluations import display
 from leaderboard.results.models import Level
 
 VARIANT_ORDER = ["original", "fixed-A", "fixed-B", "fixed-C", "fixed-D", "R1", "R2", "R3", "R4"]

@@ -1,7 +1,8 @@
 """The MRScore page: the distribution of question scores (the paper's Fig. 9), topic scores in the
 paper's bins, accuracy against MRScore per topic, and who judged. Without a finished judge job the
 page shows the paper's published topic scores, labelled as such."""
-from evaluator.judges.stats import BINS, bin_label, spearman
+from evaluator.judges.stats import BINS, bin_label
+from evaluator.statistics import spearman
 
 from leaderboard.mrscore import selectors as mrscore_selectors
 

@@ -51,7 +51,7 @@ def size_words(params) -> str:
 
 
 def run_view(run: dict) -> dict:
-    """A run of presenters.submission_status in words."""
+    """A run of the submission API's output (RunStatusSerializer) in words."""
     orders = len(run.get("variants") or []) or 1
     return {**run, "status_words": status_words(run["status"]), "done": run["status"] in DONE,
             "progress_words": progress_words(run["items_done"], run["items_total"], orders),

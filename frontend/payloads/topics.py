@@ -2,10 +2,12 @@
 questions, with its MRScore. Open split only."""
 from leaderboard.mrscore import selectors as mrscore_selectors
 from leaderboard.results import board
-from leaderboard.results import selectors as results_selectors
+from leaderboard.boards import selectors as boards
 
 from ..board_cache import board_cached, board_state
 from . import leaderboard
+from .board_query import PAGE_SIZE, count_text, pager, sort_links
+from .board_table import number
 
 EXTREMES = 10
 TOPIC_CHART_MODELS = 30
@@ -71,21 +73,21 @@ def topic_board(*, benchmark, topic, query, path) -> dict:
     topic's questions, flagged models hidden unless shown, sorted and paged on the server like the leaderboard."""
     state = board_state(benchmark=benchmark, split="validation", shots=0)
     rows = board_cached(f"topic-board:{topic.slug}", benchmark=benchmark, split="validation", shots=0, state=state,
-                        build=lambda: results_selectors.board_rows(benchmark=benchmark, topics=(topic.slug,)))
+                        build=lambda: boards.board_rows(benchmark=benchmark, topics=(topic.slug,)))
     kept, _ = leaderboard.ranked(benchmark=benchmark, split="validation", shots=0, rows=rows, state=state,
                                  filters=query.filters(), name=f"topic:{topic.slug}")
     shown = board.narrow(kept, sort=query.sort)
-    pages = leaderboard.pager(query, len(shown.rows), path)
-    start = (pages["page"] - 1) * leaderboard.PAGE_SIZE
-    page_rows = shown.rows[start:start + leaderboard.PAGE_SIZE]
+    pages = pager(query, len(shown.rows), path)
+    start = (pages["page"] - 1) * PAGE_SIZE
+    page_rows = shown.rows[start:start + PAGE_SIZE]
     return {
-        "query": query, "headers": leaderboard.sort_links(query, TOPIC_COLUMNS, path), "pager": pages,
+        "query": query, "headers": sort_links(query, TOPIC_COLUMNS, path), "pager": pages,
         "rows": [{"hub_id": r["hub_id"], "rank": r["rank"], "tied": r["tied"], "flagged": r["flagged"],
-                  "contamination": r["possible_contamination"], "accuracy": leaderboard.number(r["accuracy"], 2),
-                  "interval": (f"{leaderboard.number(r['ci95_low'], 2)}–{leaderboard.number(r['ci95_high'], 2)}"
+                  "contamination": r["possible_contamination"], "accuracy": number(r["accuracy"], 2),
+                  "interval": (f"{number(r['ci95_low'], 2)}–{number(r['ci95_high'], 2)}"
                                if r["ci95_low"] is not None else ""), "n": r["n"], "precision": r["precision"]}
                  for r in page_rows],
-        "count_text": leaderboard.count_text(len(shown.rows), start + 1, start + len(page_rows), 0, ""),
+        "count_text": count_text(len(shown.rows), start + 1, start + len(page_rows), 0, ""),
         "flagged_hidden": shown.flagged_hidden, "show_flagged_url": query.url(path, flagged="show", page=1),
         "hide_flagged_url": query.url(path, flagged="hidden", page=1),
         "best": sorted(shown.rows, key=lambda r: (-(r["accuracy"] or 0), r["hub_id"].lower())),

@@ -7,6 +7,8 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.timesince import timesince
 
+from ..glossary import TERMS
+
 register = template.Library()
 
 
@@ -25,8 +27,6 @@ def params(value):
 def term(key, label=None):
     """A statistic or variant name explained in place: a link to its section of the methodology page whose
     title is the one-line explanation (frontend/glossary.py)."""
-    from ..glossary import TERMS
-
     t = TERMS[key]
     return format_html('<a class="term" href="{}#{}" title="{}">{}</a>', reverse("about"), t.anchor,
                        f"{t.label}: {t.short}", label or t.label)

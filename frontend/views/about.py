@@ -5,7 +5,7 @@ from django.shortcuts import render
 
 from leaderboard.benchmarks.sealed_grid import MIN_COUNTS_PER_VALUE
 from leaderboard.contamination.stats import FLAG_Z, HOLM_ALPHA
-from leaderboard.results.display import SEALED_BREAKDOWN_NOTE
+from leaderboard.evaluations.display import SEALED_BREAKDOWN_NOTE
 
 
 def about(request):

@@ -2,6 +2,7 @@
 from django.http import Http404
 
 from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.benchmarks.shots import shots_problem
 
 from .. import selectors
 
@@ -28,8 +29,9 @@ def choice_from(request, name, choices, default):
 
 def shots_from(request):
     raw = request.GET.get("shots") or "0"
-    if not raw.isdigit() or int(raw) > 25:
-        raise Http404("shots must be a small whole number.")
+    problem = shots_problem(raw)
+    if problem:
+        raise Http404(f"{problem}.")
     return int(raw)
 
 

@@ -11,6 +11,7 @@ from leaderboard.results.board import sort_names
 from leaderboard.submissions.models import ModelType
 
 from ..payloads import leaderboard as payload
+from ..payloads.board_query import FLAGGED, MAX_PINS, PRESETS, BoardQuery
 from . import common
 from .benchmarks import benchmark_rows
 
@@ -35,32 +36,32 @@ def _billions(request, name):
 
 def _pins(request):
     pins = [p.strip() for raw in request.GET.getlist("pin") for p in raw.split(",") if p.strip()]
-    return tuple(dict.fromkeys(p[:300] for p in pins))[:payload.MAX_PINS]
+    return tuple(dict.fromkeys(p[:300] for p in pins))[:MAX_PINS]
 
 
-def board_query(request, *, benchmark, split, shots, categories) -> payload.BoardQuery:
+def board_query(request, *, benchmark, split, shots, categories) -> BoardQuery:
     """The page's state from its URL. Unknown filter values are a 404 (as unknown boards are); an unknown sort,
     column set or page falls back to the default."""
     flagged = request.GET.get("flagged", "")
     flagged = LEGACY_FLAGGED.get(flagged, flagged)
     common.choice_from(request, "size_class", ("", *SIZE_CLASS_VALUES), "")
     common.choice_from(request, "model_type", ("", *ModelType.values), "")
-    if flagged not in payload.FLAGGED:
-        raise Http404(f"flagged must be one of {', '.join(payload.FLAGGED)}.")
+    if flagged not in FLAGGED:
+        raise Http404(f"flagged must be one of {', '.join(FLAGGED)}.")
     sort = request.GET.get("sort", "rank")
     page = request.GET.get("page", "1")
     columns = request.GET.get("columns", "overview")
     low, high = _billions(request, "params_min"), _billions(request, "params_max")
     if low is not None and high is not None and low > high:
         low, high = high, low  # "from 70 to 7" means the same range
-    return payload.BoardQuery(
+    return BoardQuery(
         benchmark=benchmark.slug, split=split, shots=shots, search=request.GET.get("search", "").strip()[:200],
         flagged=flagged, size_class=request.GET.get("size_class", ""), params_min=low, params_max=high,
         on_device=request.GET.get("on_device", "") in TRUE,
         model_type=request.GET.get("model_type", ""), precision=request.GET.get("precision", "").strip()[:20],
         include_reported=request.GET.get("include_reported", "") in TRUE,
         sort=sort if sort.lstrip("-") in sort_names(categories) else "rank",
-        columns=columns if columns in dict(payload.PRESETS) else "overview",
+        columns=columns if columns in dict(PRESETS) else "overview",
         page=int(page) if page.isdigit() and int(page) > 0 else 1, pins=_pins(request))
 
 

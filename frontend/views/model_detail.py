@@ -6,18 +6,17 @@ from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 
 from leaderboard.contamination import selectors as contamination_selectors
-from leaderboard.results import display
+from leaderboard.evaluations import display
 from leaderboard.results import selectors as results_selectors
+from leaderboard.submissions import selectors as submission_selectors
 
-from .. import model_headline, selectors
+from .. import model_headline
 from ..payloads import model as payload
 
 
 @gzip_page
 def model_detail(request, hub_id):
-    model = selectors.model_get(hub_id=hub_id)
-    if model is None and selectors.model_hidden(hub_id=hub_id):
-        raise Http404("No such model.")
+    model = submission_selectors.public_model_or_404(hub_id=hub_id)
     results = results_selectors.model_results(hub_id=hub_id)
     if model is None and not results:
         raise Http404("No such model.")

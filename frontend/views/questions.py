@@ -11,7 +11,7 @@ from django.views.decorators.gzip import gzip_page
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.evaluations import question_browser
-from leaderboard.results import display
+from leaderboard.evaluations import display
 from leaderboard.results import selectors as results_selectors
 
 from ..payloads import model as model_payload

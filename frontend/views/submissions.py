@@ -1,12 +1,14 @@
-"""Submit form, submission status, my submissions and the public queue: the same services and presenters as
-the API, in plain words (payloads/submissions.py)."""
-from django.shortcuts import get_object_or_404, redirect, render
+"""Submit form, submission status, my submissions and the public queue: the same services and output serializer
+as the API, in plain words (payloads/submissions.py)."""
+from django.shortcuts import redirect, render
 
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.submissions import presenters, services
-from leaderboard.submissions.errors import SubmissionError
-from leaderboard.submissions.hub_ids import HubIdError, validate_hub_id, validate_revision
-from leaderboard.submissions.models import Submission
+from leaderboard.core.errors import DomainError
+from leaderboard.evaluations.failures import advice as failure_advice
+from leaderboard.hub.ids import HubIdError, ModelRef, validate_hub_id, validate_revision
+from leaderboard.submissions import services
+from leaderboard.submissions import selectors as submission_selectors
+from leaderboard.submissions.serializers import SubmissionOutputSerializer
 
 from .. import selectors
 from ..forms import SubmissionForm
@@ -20,20 +22,20 @@ FIELD_OF_CODE = {"INVALID_ID": "hub_id", "MODEL_NOT_FOUND": "hub_id", "GATED": "
                  "MODEL_TYPE": "model_type", "BENCHMARK": "benchmarks"}
 
 
-def error_field(exc: SubmissionError):
+def error_field(exc: DomainError):
     return FIELD_OF_CODE.get(exc.code)
 
 
-def _format_errors(form, data) -> bool:
-    """Hub id and revision checked here first (no network) so each error lands on its own field."""
-    ok = True
+def _model_ref(form, data) -> ModelRef | None:
+    """Hub id and revision validated here, once, before the submission is asked for (no network), so each error
+    lands on its own field; None if either was refused."""
+    valid = {}
     for field, check in (("hub_id", validate_hub_id), ("revision", validate_revision)):
         try:
-            check(data[field])
+            valid[field] = check(data[field])
         except HubIdError as exc:
             form.add_error(exc.field if exc.field in form.fields else field, str(exc))
-            ok = False
-    return ok
+    return ModelRef(**valid) if len(valid) == 2 else None
 
 
 def submit(request):
@@ -43,45 +45,26 @@ def submit(request):
             "and per hub namespace (5 in 7 days), and the account is where you follow your runs and get told "
             "when they end."))
     form = SubmissionForm(request.POST or None)
-    if request.method == "POST" and form.is_valid() and _format_errors(form, form.cleaned_data):
+    ref = request.method == "POST" and form.is_valid() and _model_ref(form, form.cleaned_data)
+    if ref:
         data = form.cleaned_data
         try:
             submission = services.submission_create(
-                user=request.user, hub_id=data["hub_id"], revision=data["revision"], precision=data["precision"],
+                user=request.user, ref=ref, precision=data["precision"],
                 model_type=data["model_type"], use_chat_template=data["use_chat_template"] or None,
                 benchmarks=data["benchmarks"], probe=data.get("probe", False))
-        except SubmissionError as exc:
+        except DomainError as exc:
             form.add_error(error_field(exc), f"{exc.message} {exc.hint}".strip())
         else:
             return redirect("submission-status", pk=submission.pk)
     return render(request, "frontend/submit.html", {"form": form})
 
 
-# What an author can do about each failure (shown with the reason).
-FAILURE_ADVICE = {
-    "MODEL_NOT_FOUND": "Check the hub id and revision: the model must be public and the revision must exist.",
-    "GATED": "Gated models cannot be evaluated. Submit an ungated copy, or ask the author to lift the gate.",
-    "UNSUPPORTED_ARCHITECTURE": "The evaluator's transformers/vLLM versions cannot load this architecture without "
-                                "custom code. Submit a model with a supported architecture.",
-    "OUT_OF_MEMORY": "The model did not fit the evaluating GPU at this precision. Submit it again with a smaller "
-                     "precision (int8 or a 4-bit format) or submit a smaller model.",
-    "MODEL_LOAD_ERROR": "Loading failed. Check that the weights, config and tokenizer load with transformers' "
-                        "AutoModelForCausalLM and AutoTokenizer, without trust_remote_code, then submit again.",
-    "EVALUATION_ERROR": "The model loaded but evaluation failed. Check the tokenizer and chat template setting, then "
-                        "submit again; failed runs do not count against your quota.",
-    "WORKER_LOST": "The worker running it stopped three times. Submit again (failed runs do not count against your "
-                   "quota) or ask an admin for a re-run.",
-    "TIMEOUT": "The run took longer than the time limit. A smaller precision or model runs faster.",
-    "CANCELLED": "The run was cancelled. Submit again when you are ready; cancelled runs do not count against your "
-                 "quota.",
-}
-
-
 def submission_status(request, pk):
-    submission = get_object_or_404(Submission.objects.select_related("model"), pk=pk, hidden=False)
-    status = presenters.submission_status(submission)
+    submission = submission_selectors.public_submission_or_404(pk=pk)
+    status = SubmissionOutputSerializer(submission).data
     groups = words.grouped_runs(status["runs"], _benchmark_names())
-    failures = [{"run": r, "advice": FAILURE_ADVICE.get(r["failure"]["code"], "Submit again or ask an admin.")}
+    failures = [{"run": r, "advice": failure_advice(r["failure"]["code"])}
                 for g in groups for r in g["current"] if r["failure"] and r["done"]]
     return render(request, "frontend/submission_status.html", {
         "status": status, "submission": submission, "groups": groups, "failures": failures,
@@ -99,7 +82,7 @@ def my_submissions(request):
     mine, total = selectors.my_submissions(user=request.user)
     names = _benchmark_names()
     rows = [{"submission": s, "status_words": words.status_words(s.current_status),
-             "groups": words.grouped_runs(presenters.submission_status(s)["runs"], names)} for s in mine]
+             "groups": words.grouped_runs(SubmissionOutputSerializer(s).data["runs"], names)} for s in mine]
     return render(request, "frontend/my_submissions.html", {"rows": rows, "total": total})
 
 

@@ -11,7 +11,8 @@ from leaderboard.benchmarks import selectors as bench_selectors
 from .. import selectors
 from ..board_cache import board_cached
 from ..payloads import topics as payload
-from ..payloads.leaderboard import BoardQuery, model_url_prefix
+from ..payloads.board_query import BoardQuery
+from ..payloads.leaderboard import model_url_prefix
 from . import common
 
 

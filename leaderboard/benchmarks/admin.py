@@ -14,7 +14,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html
 
-from leaderboard.core.admin_actions import AuditedModelAdmin, AuditReasonForm
+from leaderboard.core.admin_actions import AuditedModelAdmin, AuditReasonForm, PublishedModelAdmin
 
 from . import selectors, services
 from .importers.validation import parse_answer
@@ -51,30 +51,9 @@ class BenchmarkVersionAdmin(AuditedModelAdmin):
         return False  # versions come from the importer only
 
 
-def _results_changed():
-    from leaderboard.results.cache import results_changed  # results sit above benchmarks (ARCHITECTURE §7)
-
-    results_changed()
-
-
-class TaxonomyAdmin(AuditedModelAdmin):
-    """Names and order show on every page: a save or delete starts a new cache generation."""
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        _results_changed()
-
-    def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        _results_changed()
-
-    def delete_queryset(self, request, queryset):
-        super().delete_queryset(request, queryset)
-        _results_changed()
-
-
+# Categories, subcategories and topics: their names and order show on every page.
 @admin.register(Category)
-class CategoryAdmin(TaxonomyAdmin):
+class CategoryAdmin(PublishedModelAdmin):
     list_display = ("name", "benchmark", "order")
     list_filter = ("benchmark",)
 
@@ -83,13 +62,13 @@ class CategoryAdmin(TaxonomyAdmin):
 
 
 @admin.register(Subcategory)
-class SubcategoryAdmin(TaxonomyAdmin):
+class SubcategoryAdmin(PublishedModelAdmin):
     list_display = ("name", "category", "order")
     list_filter = ("category__benchmark",)
 
 
 @admin.register(Topic)
-class TopicAdmin(TaxonomyAdmin):
+class TopicAdmin(PublishedModelAdmin):
     list_display = ("name", "hub_field", "subcategory", "benchmark", "published_population", "published_mrscore")
     list_filter = ("benchmark", "subcategory__category")
     search_fields = ("name", "hub_field")

@@ -2,7 +2,8 @@
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework.response import Response
-from rest_framework.views import APIView
+
+from leaderboard.core.api import BaseApi
 
 from . import selectors
 from .serializers import BenchmarkDetailSerializer, BenchmarkSerializer
@@ -13,7 +14,7 @@ def _benchmark_payload(benchmark):
     return benchmark, version, selectors.version_split_counts(version=version)
 
 
-class BenchmarkListApi(APIView):
+class BenchmarkListApi(BaseApi):
     @extend_schema(responses=BenchmarkSerializer(many=True))
     def get(self, request):
         rows = []
@@ -23,7 +24,7 @@ class BenchmarkListApi(APIView):
         return Response(rows)
 
 
-class BenchmarkDetailApi(APIView):
+class BenchmarkDetailApi(BaseApi):
     @extend_schema(responses=BenchmarkDetailSerializer)
     def get(self, request, slug):
         benchmark = selectors.benchmark_get(slug=slug)

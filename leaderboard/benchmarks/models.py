@@ -39,7 +39,7 @@ class BenchmarkVersion(models.Model):
     number = models.PositiveIntegerField()
     source_revision = models.CharField(max_length=100, blank=True, help_text="hub commit sha or tag")
     # sha256 over the splits' hashes; split_hashes maps split → sha256 of its canonical content, or for the
-    # sealed split an HMAC-SHA256 keyed from SEALED_ANSWER_KEYS (services.split_content_hash): published, it
+    # sealed split an HMAC-SHA256 keyed from SEALED_ANSWER_KEYS (content_hashes.split_content_hash): published, it
     # must not let anyone check a guessed answer key offline.
     content_hash = models.CharField(max_length=64, blank=True)
     split_hashes = models.JSONField(default=dict, blank=True)
@@ -55,56 +55,46 @@ class BenchmarkVersion(models.Model):
         return f"{self.benchmark.slug} v{self.number}"
 
 
-class Category(models.Model):
+class TaxonomyLevel(models.Model):
+    """A level of the taxonomy (category, subcategory, topic): a name, a slug unique under its parent, an order."""
+
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100)
+    order = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+
+    def __str__(self):
+        return self.name
+
+
+def level_meta(parent: str, unique_name: str, *constraints, **options) -> type:
+    """The Meta of a taxonomy level under ``parent``: listed in ``order`` under it, its slug unique under it
+    (constraint ``unique_name``), then the level's own ``constraints`` and ``options``."""
+    slug = models.UniqueConstraint(fields=[parent, "slug"], name=unique_name)
+    return type("Meta", (), {"ordering": [parent, "order"], "constraints": [slug, *constraints], **options})
+
+
+class Category(TaxonomyLevel):
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="categories")
-    name = models.CharField(max_length=100)
-    slug = models.SlugField(max_length=100)
-    order = models.PositiveSmallIntegerField(default=0)
-
-    class Meta:
-        ordering = ["benchmark", "order"]
-        verbose_name_plural = "categories"
-        constraints = [models.UniqueConstraint(fields=["benchmark", "slug"], name="unique_category_slug")]
-
-    def __str__(self):
-        return self.name
+    Meta = level_meta("benchmark", "unique_category_slug", verbose_name_plural="categories")
 
 
-class Subcategory(models.Model):
+class Subcategory(TaxonomyLevel):
     category = models.ForeignKey(Category, on_delete=models.CASCADE, related_name="subcategories")
-    name = models.CharField(max_length=100)
-    slug = models.SlugField(max_length=100)
-    order = models.PositiveSmallIntegerField(default=0)
-
-    class Meta:
-        ordering = ["category", "order"]
-        verbose_name_plural = "subcategories"
-        constraints = [models.UniqueConstraint(fields=["category", "slug"], name="unique_subcategory_slug")]
-
-    def __str__(self):
-        return self.name
+    Meta = level_meta("category", "unique_subcategory_slug", verbose_name_plural="subcategories")
 
 
-class Topic(models.Model):
+class Topic(TaxonomyLevel):
     # Denormalised benchmark so importers and pages find a topic in one lookup.
     benchmark = models.ForeignKey(Benchmark, on_delete=models.CASCADE, related_name="topics")
     subcategory = models.ForeignKey(Subcategory, on_delete=models.CASCADE, related_name="topics")
-    name = models.CharField(max_length=100)
-    slug = models.SlugField(max_length=100)
     hub_field = models.CharField(max_length=100, help_text="file stem of the topic in the hub dataset")
-    order = models.PositiveSmallIntegerField(default=0)
     published_population = models.PositiveIntegerField(null=True, blank=True)
     published_mrscore = models.FloatField(null=True, blank=True, help_text="paper, Appendix C Table 10")
-
-    class Meta:
-        ordering = ["benchmark", "order"]
-        constraints = [
-            models.UniqueConstraint(fields=["benchmark", "slug"], name="unique_topic_slug"),
-            models.UniqueConstraint(fields=["benchmark", "hub_field"], name="unique_topic_hub_field"),
-        ]
-
-    def __str__(self):
-        return self.name
+    Meta = level_meta("benchmark", "unique_topic_slug",
+                      models.UniqueConstraint(fields=["benchmark", "hub_field"], name="unique_topic_hub_field"))
 
 
 class Question(models.Model):

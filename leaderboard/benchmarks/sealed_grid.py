@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from evaluator.metrics import wilson_interval
+from evaluator.statistics import wilson_interval
 
 BP_PER_UNIT = 10_000  # basis points in an accuracy of 1 (100 %)
 GRID_STEPS = (10, 20, 50, 100, 200, 500, 1000, 2500)  # basis points: 0.1, 0.2, 0.5, 1, 2, 5, 10, 25 points

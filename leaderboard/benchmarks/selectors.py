@@ -1,6 +1,8 @@
 """Reads of the question bank. Nothing here returns sealed answers."""
 from django.db.models import Count, Prefetch, Q
 
+from leaderboard.core.errors import SealedSplitError
+
 from .models import Benchmark, BenchmarkVersion, Category, Question, Split, Subcategory, Topic
 
 
@@ -52,5 +54,5 @@ def taxonomy_tree(*, benchmark: Benchmark, version: BenchmarkVersion | None = No
 def open_questions(*, version: BenchmarkVersion, split: str):
     """Questions of an open split. Refuses the sealed split outright."""
     if split == Split.TEST:
-        raise PermissionError("The test split is sealed; its questions are not served.")
+        raise SealedSplitError("The test split is sealed; its questions are not served.")
     return Question.objects.filter(version=version, split=split).select_related("topic")

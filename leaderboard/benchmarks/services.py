@@ -1,21 +1,23 @@
-"""Writes to the question bank."""
-import hashlib
-import hmac
-import json
+"""Writes to the question bank: importing a split, and keeping the split hashes of a version current.
+
+Its content hashes are computed in content_hashes.py; a benchmark with its own taxonomy is created by
+creation_services.py."""
 from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
 
+from leaderboard.core.cache_generation import results_changed
+
 from . import selectors
-from .crypto import decrypt_answer, encrypt_answer, sealed_hash_keys
+from .content_hashes import (BULK_BATCH, split_content_hash, split_hash_match, stored_questions,
+                             version_content_hash)
+from .crypto import encrypt_answer
 from .importers.errors import BenchmarkImportError, ImportProblem, ProblemCollector
 from .importers.readers import read_answer_key, read_hub_folder, read_table_file
 from .importers.validation import clean_records
 from .models import Benchmark, BenchmarkVersion, Question, SEALED_SPLITS, Split
-
-BULK_BATCH = 2000
 
 
 @dataclass(frozen=True)
@@ -31,69 +33,6 @@ class ImportResult:
 
 def _no_progress(iterable, description="", total=None):
     return iterable
-
-
-def _canonical_lines(questions) -> list[bytes]:
-    return [json.dumps(question.canonical(), ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
-            for question in sorted(questions, key=lambda q: q.uid)]
-
-
-def _digest(lines, key: bytes | None = None) -> str:
-    digest = hmac.new(key, digestmod=hashlib.sha256) if key is not None else hashlib.sha256()
-    for line in lines:
-        digest.update(line)
-    return digest.hexdigest()
-
-
-def split_content_hash(questions, *, sealed: bool = False) -> str:
-    """The split's published content hash, independent of file order and encryption.
-
-    Open split: sha256 of its canonical content (uid, topic, text, options, answer set, MRScore, difficulty),
-    which anyone holding the open questions can recompute. Sealed split: HMAC-SHA256 of the same content with
-    a key derived from SEALED_ANSWER_KEYS (``crypto.sealed_hash_keys``), held by the web and the default
-    worker only: it still changes with any change of content, answers included, but cannot be used to check
-    a guessed answer key (or guessed questions) offline.
-    """
-    return _digest(_canonical_lines(questions), sealed_hash_keys()[0] if sealed else None)
-
-
-def split_hash_match(stored: str, questions, *, sealed: bool = False) -> str | None:
-    """Whether ``stored`` is a hash of exactly this content: "current"; "rotated" (a sealed hash under an older
-    key of SEALED_ANSWER_KEYS, still secret: as good as current); "legacy" (the unkeyed sha256 sealed splits
-    had before, which lets a guessed key be checked: to be replaced); or None (other content)."""
-    if not stored:
-        return None
-    lines = _canonical_lines(questions)
-    if not sealed:
-        return "current" if hmac.compare_digest(_digest(lines), stored) else None
-    for index, key in enumerate(sealed_hash_keys()):
-        if hmac.compare_digest(_digest(lines, key), stored):
-            return "current" if index == 0 else "rotated"
-    return "legacy" if hmac.compare_digest(_digest(lines), stored) else None
-
-
-@dataclass(frozen=True)
-class StoredQuestion:
-    """A stored question in the importer's canonical form (sealed answers decrypted: trusted side only)."""
-
-    uid: str
-    topic_key: str
-    text: str
-    options: tuple
-    answer: str
-    mrscore: float | None
-    difficulty: float | None
-
-    def canonical(self):
-        return [self.uid, self.topic_key, self.text, list(self.options), self.answer, self.mrscore, self.difficulty]
-
-
-def stored_questions(*, version: BenchmarkVersion, split: str) -> list[StoredQuestion]:
-    sealed = split in SEALED_SPLITS
-    rows = version.questions.filter(split=split).select_related("topic").order_by("uid")
-    return [StoredQuestion(q.uid, q.topic.hub_field, q.text, tuple(q.options),
-                           decrypt_answer(q.answer_sealed) if sealed else q.answer, q.mrscore, q.difficulty)
-            for q in rows.iterator(chunk_size=BULK_BATCH)]
 
 
 def _set_split_hash(version: BenchmarkVersion, split: str, new_hash: str):
@@ -141,14 +80,9 @@ def sealed_hashes_rekey(*, benchmark_slug: str | None = None) -> list[str]:
             else:
                 lines.append(f"{version} {split}: already keyed; nothing changed")
     if changed:
-        from leaderboard.results.cache import results_changed
-
         transaction.on_commit(results_changed)  # cached API responses show dataset hashes
     return lines
 
-
-def version_content_hash(split_hashes: dict) -> str:
-    return hashlib.sha256(json.dumps(split_hashes, sort_keys=True).encode()).hexdigest()
 
 
 def _check_split_flags(split: str, sealed: bool):
@@ -230,8 +164,6 @@ def benchmark_import(*, benchmark_slug: str, split: str, path=None, hub_repo=Non
     result = _import_locked(benchmark_slug=benchmark_slug, split=split, path=Path(path), revision=revision,
                             answers_path=answers_path, progress=progress)
     if result.outcome != "unchanged":
-        from leaderboard.results.cache import results_changed
-
         results_changed()  # a new version changes which results the boards show
     return result
 
@@ -291,118 +223,3 @@ def _import_locked(*, benchmark_slug, split, path, revision, answers_path, progr
     }[outcome]
     return ImportResult(benchmark.slug, version.number, split, len(clean), outcome, version.content_hash,
                         f"{benchmark.slug}: imported {len(clean)} {split} questions; {explain}.")
-
-
-# --- Creating a benchmark with its own taxonomy (MMLU, MMLU-Pro, ...) -----------------------------------------
-
-@dataclass(frozen=True)
-class CreateResult:
-    benchmark: str
-    created: bool
-    topics: int
-    message: str
-
-
-def _taxonomy_rows(*, taxonomy_path=None, topics_from=None):
-    """[(category, subcategory, topic, hub_field)] from a taxonomy CSV (columns topic[, category, subcategory,
-    hub_field]) or from the distinct topic/field/subject values of a question file."""
-    import csv as csv_module
-
-    from django.utils.text import slugify
-
-    from .importers.readers import TOPIC_COLUMNS
-
-    problems = ProblemCollector()
-    rows = []
-    if taxonomy_path is not None:
-        path = Path(taxonomy_path)
-        try:
-            with open(path, newline="", encoding="utf-8-sig") as handle:
-                reader = csv_module.DictReader(handle)
-                header = [h.strip().lower() for h in (reader.fieldnames or [])]
-                if "topic" not in header:
-                    problems.add(path, "no 'topic' column", row=1,
-                                 hint="columns: topic, and optionally category, subcategory, hub_field")
-                    problems.raise_if_any()
-                for number, raw in enumerate(reader, start=2):
-                    record = {(k or "").strip().lower(): (v or "").strip() for k, v in raw.items()}
-                    if not record.get("topic"):
-                        problems.add(path, "empty topic", row=number, column="topic")
-                        continue
-                    rows.append((record.get("category") or "General", record.get("subcategory") or "",
-                                 record["topic"], record.get("hub_field") or ""))
-        except OSError as exc:
-            problems.add(path, f"cannot read the file: {exc.strerror or exc}")
-    else:
-        path = Path(topics_from)
-        records = read_table_file(path, max_bytes=settings.IMPORT_MAX_FILE_BYTES, problems=problems) \
-            if path.is_file() else problems.add(path, "no such file") or []
-        seen = {}
-        for record in records:
-            label = next((str(record.values[c]).strip() for c in TOPIC_COLUMNS if record.values.get(c)), "")
-            if label:
-                seen.setdefault(label, None)
-            else:
-                problems.add(record.file, "no topic/field/subject", row=record.row, column="topic")
-        rows = [("General", "", label, "") for label in seen]
-    if not rows and not problems.problems:
-        problems.add(path, "no topics found")
-    names, fields = {}, {}
-    cleaned = []
-    for category, subcategory, topic, hub_field in rows:
-        hub_field = hub_field or slugify(topic).replace("-", "_")
-        subcategory = subcategory or category
-        if slugify(topic) in names or hub_field in fields:
-            problems.add(path, f"topic {topic!r} appears twice (or two topics share a slug / hub field)")
-            continue
-        names[slugify(topic)], fields[hub_field] = topic, topic
-        cleaned.append((category, subcategory, topic, hub_field))
-    problems.raise_if_any()
-    return cleaned
-
-
-@transaction.atomic
-def benchmark_create(*, slug: str, name: str = "", taxonomy_path=None, topics_from=None, description: str = "",
-                     source_repo: str = "") -> CreateResult:
-    """Create a benchmark (Category -> Subcategory -> Topic) other than the built-in Mobile-MMLU ones.
-
-    Idempotent: the same slug with the same taxonomy is a no-op; a different taxonomy for an existing
-    slug is refused (nothing is changed)."""
-    from django.utils.text import slugify
-
-    from .models import Category, Subcategory, Topic
-
-    if (taxonomy_path is None) == (topics_from is None):
-        raise BenchmarkImportError([ImportProblem("--taxonomy", "give exactly one of a taxonomy CSV or a "
-                                                  "question file to take the topics from")])
-    if not slug or slugify(slug) != slug:
-        raise BenchmarkImportError([ImportProblem("--slug", f"{slug!r} is not a slug",
-                                                  hint=f"use lower-case letters, digits and dashes, e.g. "
-                                                       f"{slugify(slug) or 'mmlu'!r}")])
-    rows = _taxonomy_rows(taxonomy_path=taxonomy_path, topics_from=topics_from)
-    existing = Benchmark.objects.select_for_update().filter(slug=slug).first()
-    if existing is not None:
-        have = sorted((t.subcategory.category.name, t.subcategory.name, t.name, t.hub_field)
-                      for t in Topic.objects.filter(benchmark=existing).select_related("subcategory__category"))
-        if have == sorted(rows):
-            return CreateResult(slug, False, len(rows), f"{slug}: exists with this taxonomy ({len(rows)} topics); "
-                                                        "nothing changed.")
-        raise BenchmarkImportError([ImportProblem("--slug", f"benchmark {slug!r} exists with a different "
-                                                  f"taxonomy ({len(have)} topics)",
-                                                  hint="use another slug; an existing taxonomy is never rewritten")])
-    benchmark = Benchmark.objects.create(slug=slug, name=name or slug, description=description,
-                                         source_repo=source_repo)
-    categories, subcategories = {}, {}
-    for order, (cat_name, sub_name, topic, hub_field) in enumerate(rows):
-        if cat_name not in categories:
-            categories[cat_name] = Category.objects.create(benchmark=benchmark, name=cat_name,
-                                                           slug=slugify(cat_name) or f"c{len(categories)}",
-                                                           order=len(categories))
-        if (cat_name, sub_name) not in subcategories:
-            subcategories[cat_name, sub_name] = Subcategory.objects.create(
-                category=categories[cat_name], name=sub_name, slug=slugify(sub_name) or f"s{len(subcategories)}",
-                order=len(subcategories))
-        Topic.objects.create(benchmark=benchmark, subcategory=subcategories[cat_name, sub_name], name=topic,
-                             slug=slugify(topic), hub_field=hub_field, order=order)
-    return CreateResult(slug, True, len(rows), f"{slug}: created with {len(categories)} categories, "
-                                               f"{len(subcategories)} subcategories, {len(rows)} topics.")

@@ -6,14 +6,12 @@ from rest_framework.exceptions import NotFound
 from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
-from leaderboard.api_schema import paginated
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.mrscore.renderers import CSVRenderer
-from leaderboard.results import csv as results_csv
+from leaderboard.core.api import BaseApi
+from leaderboard.core.csv_http import CSVRenderer, streaming_csv
 from leaderboard.results.apis import FORMAT_PARAM
-from leaderboard.submissions.models import ModelEntry
+from leaderboard.submissions.selectors import public_model_or_404
 
 from . import selectors
 from .serializers import (BoardHistoryPointSerializer, BoardQuerySerializer, DeltaRowSerializer,
@@ -35,52 +33,47 @@ def _flat(row):
             "probe_test_rate": (probe.get("test") or {}).get("rate"), "probe_z": probe.get("z")}
 
 
-class _Base(APIView):
+class _Base(BaseApi):
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
 
-    def query(self, request):
-        query = BoardQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = dict(query.validated_data)
+    def board_query(self):
+        q = self.query(BoardQuerySerializer)
         benchmark = bench_selectors.benchmark_get(slug=q.pop("benchmark"))
         if benchmark is None:
             raise NotFound("No such benchmark; see /api/v1/benchmarks/ for the slugs.")
         return benchmark, q
 
-    def wants_csv(self, request):
-        return getattr(request.accepted_renderer, "format", "") == "csv"
-
 
 class BoardApi(_Base):
-    @extend_schema(parameters=[BoardQuerySerializer, FORMAT_PARAM], responses=paginated(DeltaRowSerializer),
+    pagination_class = LimitOffsetPagination
+
+    @extend_schema(parameters=[BoardQuerySerializer, FORMAT_PARAM], responses=DeltaRowSerializer(many=True),
                    operation_id="v1_contamination_list")
     def get(self, request):
-        benchmark, q = self.query(request)
+        benchmark, q = self.board_query()
         rows = selectors.board(benchmark=benchmark, **q)
-        if self.wants_csv(request):
-            return results_csv.streaming_csv(BOARD_COLUMNS, map(_flat, rows),
-                                             f"contamination-{benchmark.slug}-{q['shots']}shot.csv")
-        paginator = LimitOffsetPagination()
-        page = paginator.paginate_queryset(rows, request, view=self)
-        return paginator.get_paginated_response(DeltaRowSerializer(page, many=True).data)
+        if self.wants_csv():
+            return streaming_csv(BOARD_COLUMNS, map(_flat, rows),
+                                 f"contamination-{benchmark.slug}-{q['shots']}shot.csv")
+        return self.page_response(rows, DeltaRowSerializer)
 
 
 class BoardHistoryApi(_Base):
     @extend_schema(parameters=[BoardQuerySerializer, FORMAT_PARAM], responses=BoardHistoryPointSerializer(many=True))
     def get(self, request):
-        benchmark, q = self.query(request)
+        benchmark, q = self.board_query()
         rows = selectors.board_history(benchmark=benchmark, shots=q["shots"])
-        if self.wants_csv(request):
-            return results_csv.streaming_csv(HISTORY_COLUMNS, rows,
-                                             f"contamination-history-{benchmark.slug}-{q['shots']}shot.csv")
+        if self.wants_csv():
+            return streaming_csv(HISTORY_COLUMNS, rows,
+                                 f"contamination-history-{benchmark.slug}-{q['shots']}shot.csv")
         return Response(BoardHistoryPointSerializer(rows, many=True).data)
 
 
 class ModelContaminationApi(_Base):
     @extend_schema(responses=ModelContaminationSerializer)
     def get(self, request, hub_id):
-        model = ModelEntry.objects.filter(hub_id__iexact=hub_id).first()
+        model = public_model_or_404(hub_id=hub_id)
         data = selectors.model_contamination(hub_id=model.hub_id if model else hub_id)  # the stored spelling
-        if (model is not None and model.hidden) or (model is None and not data["latest"]):
+        if model is None and not data["latest"]:
             raise Http404(f"No model {hub_id!r}.")
         return Response(ModelContaminationSerializer(data).data)

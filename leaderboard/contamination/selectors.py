@@ -19,14 +19,16 @@ from collections import defaultdict
 from django.db.models import Q
 from django.utils import timezone
 
-from evaluator.metrics import wilson_interval
+from evaluator.statistics import two_proportion_z, wilson_interval
 from leaderboard.benchmarks.models import Topic
 from leaderboard.benchmarks.sealed_grid import publish
-from leaderboard.results import display
+from leaderboard.core.rows import first_per_key
+from leaderboard.evaluations import display
 from leaderboard.submissions.models import ModelEntry
 
 from . import stats
-from .models import DeltaOffset, DeltaPoint, LadderDecision, TestScoreDisplay
+from .ladder import withheld_test_runs
+from .models import DeltaOffset, DeltaPoint
 
 PROBE_Z = 3.0
 
@@ -46,9 +48,8 @@ class _Offsets:
     newest row that names no version. A reference model is judged against the other references only."""
 
     def __init__(self, benchmark, shots):
-        self.rows = {}
-        for row in DeltaOffset.objects.filter(benchmark=benchmark, shots=shots).order_by("-set_at", "-pk"):
-            self.rows.setdefault(row.benchmark_version_id, row)
+        rows = DeltaOffset.objects.filter(benchmark=benchmark, shots=shots).order_by("-set_at", "-pk")
+        self.rows = {row.benchmark_version_id: row for row in first_per_key(rows, "benchmark_version_id")}
 
     def row_for(self, point):
         return self.rows.get(point.benchmark_version_id) or self.rows.get(None)
@@ -70,11 +71,6 @@ def topic_tree(*, benchmark) -> dict:
             Topic.objects.filter(benchmark=benchmark).values_list(
                 "slug", "subcategory__slug", "subcategory__name", "subcategory__category__slug",
                 "subcategory__category__name")}
-
-
-def withheld_test_runs():
-    """Sealed-split runs the Ladder rule judged and did not show: their test figures are never published."""
-    return LadderDecision.objects.filter(moved=False).values("candidate_run_id")
 
 
 def published_points(points):
@@ -137,7 +133,7 @@ def _probe(point):
     if v and t:
         pv, pt = point.probe["validation"], point.probe["test"]
         excess = _pt(pv["exact"] / pv["n"] - pt["exact"] / pt["n"])
-        z = stats.two_proportion_z(pv["exact"], pv["n"], pt["exact"], pt["n"])
+        z = two_proportion_z(pv["exact"], pv["n"], pt["exact"], pt["n"])
         z = round(z, 2) if z is not None else None
     return {"validation": v, "test": t, "excess": excess, "z": z}
 
@@ -160,8 +156,11 @@ class _Judged:
         self.flagged = (delta.flagged and q < stats.BH_Q) if flagged is None else flagged
 
 
+_MODEL_KEY = ("hub_id", "revision", "precision")
+
+
 def _model_key(point):
-    return (point.hub_id, point.revision, point.precision)
+    return tuple(getattr(point, name) for name in _MODEL_KEY)
 
 
 class Board:
@@ -220,13 +219,8 @@ def point_row(point, judged: _Judged, tree) -> dict:
 
 
 def _latest_points(points):
-    seen, out = set(), []
-    for p in points.order_by("-computed_at", "-pk"):
-        key = (p.hub_id, p.revision, p.precision)
-        if key not in seen:
-            seen.add(key)
-            out.append(p)
-    return out
+    """The latest point of each model revision (hub id, revision, precision), newest first."""
+    return first_per_key(points.order_by("-computed_at", "-pk"), *_MODEL_KEY)
 
 
 def board(*, benchmark, shots: int = 0, flagged: bool | None = None) -> list[dict]:
@@ -267,13 +261,10 @@ def model_contamination(*, hub_id: str) -> dict:
             boards[key] = Board(benchmark=p.benchmark, shots=p.shots)
         return boards[key]
 
-    seen, latest = set(), []
-    for p in points:
-        key = (p.benchmark_id, p.shots, p.revision, p.precision)
-        if key not in seen:
-            seen.add(key)
-            b = board_for(p)
-            latest.append(point_row(p, b.judge(p), b.tree))
+    latest = []
+    for p in first_per_key(points, "benchmark_id", "shots", "revision", "precision"):  # newest first in
+        b = board_for(p)
+        latest.append(point_row(p, b.judge(p), b.tree))
     history = []
     for p in reversed(points):
         j = board_for(p).judge(p)
@@ -287,34 +278,10 @@ def model_contamination(*, hub_id: str) -> dict:
 def flags(*, benchmark, shots: int) -> dict[tuple[str, str, str], bool]:
     """(hub_id, revision, precision) -> possible contamination, for the leaderboard's rows."""
     judged = Board(benchmark=benchmark, shots=shots)
-    out = {}
     # The latest published point of each. A withheld (Ladder) test run never drives a flag: whoever controls the
     # validation figure could read one bit of its test score per revision from the flag.
     points = (published_points(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
-              .select_related("benchmark").defer("probe").order_by("-computed_at", "-pk"))
-    for point in points:
-        key = _model_key(point)
-        if key not in out:
-            out[key] = judged.judge(point).flagged
-    return out
+              .select_related("benchmark").defer("probe"))
+    return {_model_key(point): judged.judge(point).flagged for point in _latest_points(points)}
 
 
-def shown_test_runs(*, benchmark, shots: int) -> dict[tuple[str, str], int]:
-    """(hub_id, precision) -> the sealed-split run id the board shows (the Ladder rule's choice)."""
-    return {(d.hub_id, d.precision): d.run_id
-            for d in TestScoreDisplay.objects.filter(benchmark=benchmark, shots=shots)}
-
-
-def ladder_notes(*, benchmark, shots: int) -> dict[int, str]:
-    """shown run id -> why later test runs of that model are not shown (the Ladder decisions that withheld them)."""
-    kept = {}
-    for d in (LadderDecision.objects.filter(display__benchmark=benchmark, display__shots=shots, moved=False)
-              .select_related("display", "candidate_run").order_by("decided_at", "pk")):
-        revisions = kept.setdefault(d.display.run_id, [])
-        if (d.candidate_run.model_revision[:12] or "?") not in revisions:
-            revisions.append(d.candidate_run.model_revision[:12] or "?")
-    # No figures: the candidates' test scores stay unpublished (that is the point of the Ladder rule).
-    return {run_id: (f"later test run(s) of revision {', '.join(revisions)} are not published: the Ladder rule "
-                     f"publishes a model's later sealed figure only when its paired gain over the shown one passes "
-                     f"the threshold s/√n, within the submitter's budget of releases per window")
-            for run_id, revisions in kept.items()}

@@ -1,12 +1,13 @@
 """Explicit serializers of the contamination API. Figures are percentage points; sealed rules applied."""
 from rest_framework import serializers
 
+from leaderboard.benchmarks.shots import shots_field
 from leaderboard.results.serializers import _Figures  # the same figure block as the results API
 
 
 class BoardQuerySerializer(serializers.Serializer):
     benchmark = serializers.SlugField(default="mobile-mmlu")
-    shots = serializers.IntegerField(min_value=0, default=0)
+    shots = shots_field()
     flagged = serializers.BooleanField(required=False, allow_null=True, default=None)
 
 

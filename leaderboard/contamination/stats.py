@@ -1,7 +1,8 @@
 """The statistics of the contamination monitor (ARCHITECTURE §6), as plain functions on counts.
 
-Proportions are fractions here; callers turn them into percentage points for display. Pure Python (math
-only): the web process has no numpy or scipy.
+Proportions are fractions here; callers turn them into percentage points for display. Only the monitor's own
+maths lives here (reweighting, Δ and its z, δ₀, the board's judgement, per-topic units); the general tests and
+intervals (Wilson, Newcombe, Fisher, Holm, Benjamini–Hochberg, the Ladder's paired test) are evaluator.statistics.
 
 The flag, per model (callers apply it to the figures as published, never to exact sealed counts):
 
@@ -25,7 +26,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-Z95 = 1.959963984540054
+from evaluator.statistics import agresti_caffo_var, benjamini_hochberg, fisher_one_sided, holm, newcombe, normal_cdf
+
 FLAG_Z = 3.0  # flag "possible contamination" when -z > 3 ...
 BH_Q = 0.05  # ... and the Benjamini–Hochberg q-value across the board is below this (the about page says so)
 HOLM_ALPHA = 0.05  # family-wise error rate of the per-topic evidence
@@ -33,37 +35,6 @@ MIN_NAMED_COUNTS = 5  # a named unit is consistent with at least this many test 
 # Validation questions a reweighting stratum needs (smaller topics are pooled): from 12 on, the expected
 # p̃(1−p̃)/n of a stratum is within 7% of the binomial variance it estimates, at any accuracy.
 MIN_STRATUM_N = 12
-
-
-def normal_cdf(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-
-# --- intervals and standard errors -------------------------------------------------------------------------
-
-def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a proportion p observed on n trials (n may be an effective, fractional n)."""
-    if n <= 0:
-        return (0.0, 1.0)
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(0.0, p * (1 - p)) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def agresti_caffo_var(p: float, n: float) -> float:
-    """Variance of a proportion with one success and one failure added: p̃(1−p̃)/(n+2), p̃ = (pn+1)/(n+2)."""
-    adjusted = (p * n + 1) / (n + 2)
-    return adjusted * (1 - adjusted) / (n + 2)
-
-
-def newcombe(p_v: float, n_v: float, p_t: float, n_t: float, z: float = Z95) -> tuple[float, float]:
-    """Newcombe's hybrid score interval (his method 10) for p_t − p_v from the two Wilson intervals."""
-    lo_t, hi_t = wilson(p_t, n_t, z)
-    lo_v, hi_v = wilson(p_v, n_v, z)
-    d = p_t - p_v
-    return (d - math.sqrt((p_t - lo_t) ** 2 + (hi_v - p_v) ** 2),
-            d + math.sqrt((hi_t - p_t) ** 2 + (p_v - lo_v) ** 2))
 
 
 # --- validation reweighted to the test split's topic mix ----------------------------------------------------
@@ -140,7 +111,7 @@ def delta_from(p_v: float, n_v: int, p_t: float, n_t: int, delta0: float = 0.0, 
     se = math.sqrt(var_v + agresti_caffo_var(p_t, n_t) + var_rounding)
     se_z = math.sqrt(se * se + delta0_se * delta0_se)
     z = (delta - delta0) / se_z
-    lo, hi = newcombe(p_v, n_v_effective or n_v, p_t, n_t)
+    lo, hi = newcombe(p_t, n_t, p_v, n_v_effective or n_v)
     return Delta(delta=delta, se=se, ci95_low=lo, ci95_high=hi, z=z, p_lower=normal_cdf(z), flagged=-z > FLAG_Z,
                  se_z=se_z, validation=p_v, delta0=delta0, delta0_se=delta0_se)
 
@@ -162,33 +133,6 @@ def delta0_from_reference(references: Sequence[tuple[float, float]]) -> tuple[fl
 
 # --- multiplicity -------------------------------------------------------------------------------------------
 
-def holm(p_values: Sequence[float], alpha: float = HOLM_ALPHA) -> tuple[list[float], list[bool]]:
-    """Holm–Bonferroni step-down: adjusted p-values and which hypotheses are rejected at `alpha`.
-
-    adjusted p_(i) = max over j ≤ i of min(1, (m − j) · p_(j)) for the sorted p-values (j from 0).
-    """
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted, [a <= alpha for a in adjusted]
-
-
-def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
-    """Benjamini–Hochberg q-values: q_(i) = min over j ≥ i of min(1, m·p_(j)/j) (ranks j from 1)."""
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i], reverse=True)
-    q = [1.0] * m
-    running = 1.0
-    for position, i in enumerate(order):
-        running = min(running, m * p_values[i] / (m - position))
-        q[i] = min(1.0, running)
-    return q
-
-
 def board_judgement(deltas: Sequence[Delta]) -> list[tuple[float, bool]]:
     """(q-value, flagged) of each model on a board: flagged when −z > FLAG_Z and its Benjamini–Hochberg q-value
     across the board is below BH_Q."""
@@ -202,42 +146,6 @@ def bh_q_of(p: float, others: Sequence[float]) -> float:
 
 
 # --- per-topic evidence ----------------------------------------------------------------------------------------
-
-def fisher_one_sided(x_v: int, n_v: int, x_t: int, n_t: int) -> float:
-    """Fisher's exact test, one-sided: P(validation ≥ x_v correct | both margins) under equal accuracies.
-
-    The hypergeometric tail, summed outward from its largest term with the ratio of successive terms: the
-    upper tail when x_v is above the mean, else one minus the lower tail (exact to rounding).
-    """
-    s, total = x_v + x_t, n_v + n_t
-    lo, hi = max(0, s - n_t), min(n_v, s)
-    if x_v <= lo:
-        return 1.0
-    if x_v > hi:
-        return 0.0
-
-    def pmf(k):
-        return math.exp(_log_comb(s, k) + _log_comb(total - s, n_v - k) - _log_comb(total, n_v))
-
-    def up(k):  # P(k + 1) / P(k)
-        return (s - k) * (n_v - k) / ((k + 1) * (total - s - n_v + k + 1))
-
-    upper = x_v > n_v * s / total
-    start, stop = (x_v, hi) if upper else (x_v - 1, lo)
-    term, tail, k = 1.0, 1.0, start
-    while k != stop:
-        term *= up(k) if upper else 1 / up(k - 1)
-        k += 1 if upper else -1
-        tail += term
-        if term < 1e-17 * tail:
-            break
-    mass = pmf(start) * tail
-    return min(1.0, mass) if upper else min(1.0, max(0.0, 1.0 - mass))
-
-
-def _log_comb(n: int, k: int) -> float:
-    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
-
 
 @dataclass(frozen=True)
 class Unit:
@@ -337,39 +245,3 @@ def strata(sizes: Mapping[str, tuple[int, int]], names: Mapping[str, str], tree:
     units, rest = pool_units(topics, names, tree, lambda members: sum(sizes[t][0] for t in members) >= min_n)
     groups = [u.members for u in units]
     return groups + [tuple(rest)] if rest else groups
-
-
-# --- the Ladder rule and the probe ------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class LadderDecision:
-    n: int  # questions both runs answered
-    mean_diff: float  # mean of (new − shown) per-question correctness
-    sd: float  # sample standard deviation of the differences
-    threshold: float  # s / √n
-    moves: bool
-
-
-def ladder(shown: dict[str, bool], candidate: dict[str, bool]) -> LadderDecision:
-    """The Ladder rule (Blum & Hardt, 2015): the shown score moves to the candidate only when the paired
-    mean gain over the shared questions exceeds s/√n."""
-    shared = sorted(set(shown) & set(candidate))
-    n = len(shared)
-    if n < 2:
-        return LadderDecision(n=n, mean_diff=0.0, sd=0.0, threshold=0.0, moves=False)
-    diffs = [int(candidate[q]) - int(shown[q]) for q in shared]
-    mean = sum(diffs) / n
-    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (n - 1))
-    threshold = sd / math.sqrt(n)
-    return LadderDecision(n=n, mean_diff=mean, sd=sd, threshold=threshold, moves=mean > threshold)
-
-
-def two_proportion_z(x1: int, n1: int, x2: int, n2: int) -> float | None:
-    """Pooled z for p1 − p2 (the probe's validation-over-test excess); None when undefined."""
-    if not n1 or not n2:
-        return None
-    pooled = (x1 + x2) / (n1 + n2)
-    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
-    if se == 0:
-        return 0.0
-    return (x1 / n1 - x2 / n2) / se

@@ -10,6 +10,7 @@ from django.forms.models import model_to_dict
 from django.template.response import TemplateResponse
 
 from .audit import audit_record
+from .cache_generation import results_changed
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -114,3 +115,20 @@ class AuditedModelAdmin(admin.ModelAdmin):
         for obj in queryset:
             self._audit_delete(request, obj)
         super().delete_queryset(request, queryset)
+
+
+class PublishedModelAdmin(AuditedModelAdmin):
+    """An audited admin of rows the public pages show (names, order, hidden, flagged): each save or delete starts a
+    new cache generation, so cached pages and API responses are recomputed."""
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        results_changed()
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        results_changed()
+
+    def delete_queryset(self, request, queryset):
+        super().delete_queryset(request, queryset)
+        results_changed()

@@ -53,6 +53,30 @@ class Leased:
         return getattr(row, self.attempts) >= self.max_attempts
 
 
+def job_statuses(name: str, module: str, *own: str) -> type[models.TextChoices]:
+    """The status choices of a leased job model: queued, running, the model's ``own`` states (a run's scoring), then
+    succeeded, failed or cancelled. Each member is named as its value in capitals, labelled as its name titled."""
+    values = ("queued", "running", *own, "succeeded", "failed", "cancelled")
+    return models.TextChoices(name, [(value.upper(), value) for value in values], module=module)
+
+
+class LeasedJob(models.Model):
+    """The columns every leased job has besides its `status` (whose choices are the model's, from job_statuses):
+    its attempts, its lease, its progress and its times; listed newest first (a model's Meta derives from this one)."""
+
+    attempts = models.PositiveSmallIntegerField(default=0)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    progress_done = models.PositiveIntegerField(default=0)
+    progress_total = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        abstract = True
+        ordering = ["-created_at"]
+
+
 def until(seconds: int):
     """Now plus `seconds` on the database's clock."""
     return ExpressionWrapper(Now() + timedelta(seconds=seconds), output_field=DateTimeField())

@@ -12,6 +12,7 @@ from urllib.parse import parse_qsl, unquote_plus
 from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 
+from . import views
 from .logging import request_id_var
 from .metrics import observe_request
 
@@ -29,8 +30,6 @@ class ProbeMiddleware:
     """
 
     def __init__(self, get_response):
-        from . import views
-
         self.get_response = get_response
         self.probes = {"/healthz": views.healthz, "/readyz": views.readyz, "/metrics": views.metrics}
 

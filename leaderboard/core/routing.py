@@ -58,22 +58,3 @@ def gpu_queues(classes: list[SizeClass] | None = None) -> list[str]:
     from django.conf import settings
 
     return [c.queue for c in (classes or settings.GPU_QUEUE_CLASSES)]
-
-
-def gpu_queue_for_run(run_id: int) -> str:
-    """The queue for a run's model, from the parameter count the hub check stored (ModelEntry.params)."""
-    from django.conf import settings
-
-    from leaderboard.evaluations.models import EvaluationRun
-    from leaderboard.submissions.models import ModelEntry
-
-    classes = settings.GPU_QUEUE_CLASSES
-    if len(classes) == 1:
-        return classes[0].queue
-    run = EvaluationRun.objects.filter(pk=run_id).values("model_ref", "submission__model__params").first()
-    if run is None:
-        return classes[-1].queue
-    params = run["submission__model__params"]
-    if params is None:
-        params = ModelEntry.objects.filter(hub_id__iexact=run["model_ref"]).values_list("params", flat=True).first()
-    return gpu_queue_for_params(params, classes)

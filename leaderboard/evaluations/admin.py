@@ -6,6 +6,7 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from leaderboard.core.admin_actions import ReasonForm, action_with_reason
+from leaderboard.scoring.rescore import run_rescore
 
 from . import admin_services
 from .models import EvaluationRun, RunStatus
@@ -25,7 +26,7 @@ class EvaluationRunAdmin(admin.ModelAdmin):
         action_with_reason("rerun_failed", "Re-run failed runs only", admin_services.run_rerun,
                            applies=lambda run: run.status == RunStatus.FAILED),
         action_with_reason("cancel", "Cancel", admin_services.run_cancel),
-        action_with_reason("rescore", "Re-score from stored predictions", admin_services.run_rescore,
+        action_with_reason("rescore", "Re-score from stored predictions", run_rescore,
                            applies=lambda run: run.status == RunStatus.SUCCEEDED),
         action_with_reason("hide", "Hide from the leaderboard", admin_services.run_set_hidden),
         action_with_reason("flag", "Flag", admin_services.run_set_flagged),

@@ -1,30 +1,80 @@
 """Why a run failed, in a code an author can act on, and a short log excerpt that leaks nothing sealed."""
 import errno
 import traceback
+from dataclasses import dataclass
 
 from .models import FailureCode
 
-HINTS = {
-    FailureCode.MODEL_NOT_FOUND: "Check the model id and revision on the hub; private repos are not supported.",
-    FailureCode.GATED: "The model is gated: its conditions must be accepted for the leaderboard's hub account.",
-    FailureCode.UNSUPPORTED_ARCHITECTURE: "The installed transformers/vLLM cannot run this architecture (or its "
-                                          "attention shape) on the worker's hardware; models that need custom "
-                                          "code are refused unless allow-listed.",
-    FailureCode.OUT_OF_MEMORY: "The model, or its KV cache for the run's context, did not fit the worker's "
-                               "memory at this precision; try a quantized precision or a smaller model.",
-    FailureCode.MODEL_LOAD_ERROR: "The weights or tokenizer could not be loaded; check they load with "
-                                  "AutoModelForCausalLM.from_pretrained(..., use_safetensors=True).",
-    FailureCode.EVALUATION_ERROR: "Evaluation stopped with an error; an admin can re-run it.",
-    FailureCode.WORKER_LOST: "The worker stopped responding (it was restarted or killed) too many times.",
-    FailureCode.TIMEOUT: "The run exceeded its time limit.",
-    FailureCode.CANCELLED: "The run was cancelled.",
-    FailureCode.INFRASTRUCTURE_ERROR: "The worker's infrastructure (the hub, the database, the disk or the network) "
-                                      "failed repeatedly; nothing points at the model. An admin can re-run it.",
-    FailureCode.SCORING_ERROR: "Scoring on the trusted worker failed repeatedly; an admin can re-score it once the "
-                               "cause (often the sealed answer key) is fixed.",
-    FailureCode.PLAN_MISMATCH: "The run's stored chunks or questions no longer match the plan it was created with; "
-                               "an admin can re-run it.",
+
+@dataclass(frozen=True)
+class FailureHelp:
+    hint: str  # ends the stored failure reason (status API, admin, e-mail): what went wrong, in a sentence
+    advice: str = ""  # "What to do" on the submission's status page: what the author can do about it
+
+
+DEFAULT_ADVICE = "Submit again or ask an admin."
+
+# The one table of what each failure code tells an author.
+FAILURE_HELP = {
+    FailureCode.MODEL_NOT_FOUND: FailureHelp(
+        "Check the model id and revision on the hub; private repos are not supported.",
+        "Check the hub id and revision: the model must be public and the revision must exist."),
+    FailureCode.GATED: FailureHelp(
+        "The model is gated: its conditions must be accepted for the leaderboard's hub account.",
+        "Gated models cannot be evaluated. Submit an ungated copy, or ask the author to lift the gate."),
+    FailureCode.UNSUPPORTED_ARCHITECTURE: FailureHelp(
+        "The installed transformers/vLLM cannot run this architecture (or its attention shape) on the worker's "
+        "hardware; models that need custom code are refused unless allow-listed.",
+        "The evaluator's transformers/vLLM versions cannot load this architecture without custom code. Submit a "
+        "model with a supported architecture."),
+    FailureCode.OUT_OF_MEMORY: FailureHelp(
+        "The model, or its KV cache for the run's context, did not fit the worker's memory at this precision; try "
+        "a quantized precision or a smaller model.",
+        "The model did not fit the evaluating GPU at this precision. Submit it again with a smaller precision (int8 "
+        "or a 4-bit format) or submit a smaller model."),
+    FailureCode.MODEL_LOAD_ERROR: FailureHelp(
+        "The weights or tokenizer could not be loaded; check they load with "
+        "AutoModelForCausalLM.from_pretrained(..., use_safetensors=True).",
+        "Loading failed. Check that the weights, config and tokenizer load with transformers' AutoModelForCausalLM "
+        "and AutoTokenizer, without trust_remote_code, then submit again."),
+    FailureCode.EVALUATION_ERROR: FailureHelp(
+        "Evaluation stopped with an error; an admin can re-run it.",
+        "The model loaded but evaluation failed. Check the tokenizer and chat template setting, then submit again; "
+        "failed runs do not count against your quota."),
+    FailureCode.WORKER_LOST: FailureHelp(
+        "The worker stopped responding (it was restarted or killed) too many times.",
+        "The worker running it stopped three times. Submit again (failed runs do not count against your quota) or "
+        "ask an admin for a re-run."),
+    FailureCode.TIMEOUT: FailureHelp(
+        "The run exceeded its time limit.",
+        "The run took longer than the time limit. A smaller precision or model runs faster."),
+    FailureCode.CANCELLED: FailureHelp(
+        "The run was cancelled.",
+        "The run was cancelled. Submit again when you are ready; cancelled runs do not count against your quota."),
+    FailureCode.INFRASTRUCTURE_ERROR: FailureHelp(
+        "The worker's infrastructure (the hub, the database, the disk or the network) failed repeatedly; nothing "
+        "points at the model. An admin can re-run it."),
+    FailureCode.SCORING_ERROR: FailureHelp(
+        "Scoring on the trusted worker failed repeatedly; an admin can re-score it once the cause (often the "
+        "sealed answer key) is fixed."),
+    FailureCode.PLAN_MISMATCH: FailureHelp(
+        "The run's stored chunks or questions no longer match the plan it was created with; an admin can re-run "
+        "it."),
 }
+
+
+def hint(code: str) -> str:
+    """The sentence that ends a failure reason ("" for a code without one)."""
+    help_ = FAILURE_HELP.get(code)
+    return help_.hint if help_ else ""
+
+
+def advice(code: str) -> str:
+    """What the author can do about a failure (a failure code, or a run status such as CANCELLED)."""
+    help_ = FAILURE_HELP.get(code)
+    return (help_.advice if help_ else "") or DEFAULT_ADVICE
+
+
 RETRYABLE = frozenset(FailureCode) - {FailureCode.CANCELLED, FailureCode.MODEL_NOT_FOUND, FailureCode.GATED,
                                       FailureCode.UNSUPPORTED_ARCHITECTURE, FailureCode.PLAN_MISMATCH,
                                       FailureCode.INFRASTRUCTURE_ERROR}  # retried on its own budget

@@ -6,6 +6,7 @@ broker may lose, repeat or delay messages, and none of that may change a result.
 """
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import BooleanField, ExpressionWrapper, F, Q
@@ -15,8 +16,9 @@ from leaderboard.core import leases
 from leaderboard.core.text import pg_text
 
 from . import broker
-from .failures import HINTS, RETRYABLE, RunCancelled
+from .failures import RETRYABLE, RunCancelled, hint
 from .models import EvaluationRun, FailureCode, RunStatus
+from .routing import gpu_queue_for_run
 
 
 LOCAL_QUEUE = "local"  # runs of manage.py evaluate: predicted in the operator's process, never published
@@ -25,10 +27,11 @@ LOCAL_QUEUE = "local"  # runs of manage.py evaluate: predicted in the operator's
 RUNS = leases.Leased(EvaluationRun, lease_setting="RUN_LEASE_SECONDS")
 SCORING = leases.Leased(EvaluationRun, lease_setting="RUN_LEASE_SECONDS", attempts="scoring_attempts",
                         queued=RunStatus.SCORING, running=RunStatus.SCORING)
+SCORE_TASK = "evaluations.score_run"  # leaderboard.scoring.tasks.score_run
 
 
 def send_predict(run_id: int, *, countdown: int = 0):
-    """Publish to the run's GPU queue (its size class, chosen at enqueue: leaderboard/core/routing.py).
+    """Publish to the run's GPU queue (its size class, chosen at enqueue: leaderboard/evaluations/routing.py).
 
     Called on commit: the run is already stored QUEUED, and the database is the source of truth. If the broker
     cannot be reached, the run stays queued and the reconciler (reconcile(), on beat) publishes it later; the
@@ -39,7 +42,7 @@ def send_predict(run_id: int, *, countdown: int = 0):
     import redis.exceptions
     from kombu.exceptions import OperationalError
 
-    from evaluator.tasks import predict_run
+    from .tasks import predict_run
 
     queue = EvaluationRun.objects.filter(pk=run_id).values_list("queue", flat=True).first() or "gpu"
     try:
@@ -50,9 +53,8 @@ def send_predict(run_id: int, *, countdown: int = 0):
 
 
 def send_score(run_id: int, *, countdown: int = 0):
-    from .tasks import score_run
-
-    score_run.apply_async(args=[run_id], queue="default", countdown=countdown)
+    # By name: the task lives above this layer (leaderboard.scoring.tasks), where scoring is published.
+    current_app.send_task(SCORE_TASK, args=[run_id], queue="default", countdown=countdown)
 
 
 def run_enqueue(*, run: EvaluationRun, countdown: int = 0, route: bool = False):
@@ -65,15 +67,13 @@ def run_enqueue(*, run: EvaluationRun, countdown: int = 0, route: bool = False):
     """
     changes = {"enqueued_at": Coalesce(F("enqueued_at"), Now()), "published_at": Now()}
     if route:
-        from leaderboard.core.routing import gpu_queue_for_run
-
         changes["queue"] = gpu_queue_for_run(run.pk)
     EvaluationRun.objects.filter(pk=run.pk).update(**changes)
     transaction.on_commit(lambda: send_predict(run.pk, countdown=countdown))
 
 
 def run_for_worker(run_id: int) -> EvaluationRun:
-    """The run as the GPU worker may read it: its role cannot SELECT `summary` (leaderboard/core/worker_role.py).
+    """The run as the GPU worker may read it: its role cannot SELECT `summary` (leaderboard/evaluations/worker_role.py).
 
     A deferred field stays out of later `refresh_from_db()` calls too, so the instance is safe to pass on.
     """
@@ -138,7 +138,7 @@ def _reason(code, attempts, detail=""):
     """"CODE after N attempts (what the engine said). What to do." — the detail is the error's own line,
     already reduced to its type for sealed runs (failures.detail)."""
     said = f" ({detail.strip()})" if detail.strip() else ""
-    return f"{code} after {attempts} attempt{'s' * (attempts != 1)}{said}. {HINTS.get(code, '')}".strip()
+    return f"{code} after {attempts} attempt{'s' * (attempts != 1)}{said}. {hint(code)}".strip()
 
 
 def run_fail(*, run: EvaluationRun, code: str, reason: str, excerpt: str = "", only: Q | None = None) -> bool:

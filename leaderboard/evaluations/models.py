@@ -7,16 +7,10 @@ each written once (unique (run, chunk)), so a killed run resumes where it was.
 from django.db import models
 
 from leaderboard.benchmarks.models import BenchmarkVersion, Split
+from leaderboard.core.leases import LeasedJob, job_statuses
 
-
-class RunStatus(models.TextChoices):
-    QUEUED = "queued"
-    RUNNING = "running"
-    SCORING = "scoring"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
+# A leased job's states, and scoring: predicted, waiting for or being scored by the trusted worker.
+RunStatus = job_statuses("RunStatus", __name__, "scoring")
 
 TERMINAL_STATUSES = frozenset({RunStatus.SUCCEEDED, RunStatus.FAILED, RunStatus.CANCELLED})
 
@@ -39,7 +33,7 @@ class FailureCode(models.TextChoices):
 UPLOAD_BACKEND = "upload"  # a run made from uploaded predictions: never paired with a sealed run
 
 
-class EvaluationRun(models.Model):
+class EvaluationRun(LeasedJob):
     submission = models.ForeignKey("submissions.Submission", null=True, blank=True, on_delete=models.CASCADE,
                                    related_name="runs")
     rerun_of = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="reruns")
@@ -64,10 +58,6 @@ class EvaluationRun(models.Model):
     hardware = models.JSONField(default=dict, blank=True)
 
     status = models.CharField(max_length=12, choices=RunStatus.choices, default=RunStatus.QUEUED)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
     chunk_size = models.PositiveIntegerField(default=256, help_text="fixed at creation: part of the plan")
     plan_fingerprint = models.CharField(max_length=64, blank=True,
                                         help_text="the engine's plan (questions, variants, seed, template, chunk "
@@ -88,12 +78,7 @@ class EvaluationRun(models.Model):
     summary = models.JSONField(default=dict, blank=True)
     efficiency = models.JSONField(default=dict, blank=True)
 
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(LeasedJob.Meta):
         indexes = [models.Index(fields=["status", "lease_expires_at"]), models.Index(fields=["status", "enqueued_at"])]
 
     @property

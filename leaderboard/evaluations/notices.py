@@ -21,6 +21,8 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.utils import timezone
 
+from leaderboard.submissions.models import Submission
+
 from .models import TERMINAL_STATUSES, EvaluationRun, RunStatus
 
 log = logging.getLogger(__name__)
@@ -167,8 +169,6 @@ def run_notify(*, run_id: int):
     runs = list(submission.runs.all())
     if any(r.status not in TERMINAL_STATUSES for r in runs):
         return  # notify once, when the whole submission is done
-    from leaderboard.submissions.models import Submission
-
     # Claim the notice: exactly one task sends it even if several runs finish together.
     if not Submission.objects.filter(pk=submission.pk, notified_at__isnull=True).update(notified_at=timezone.now()):
         return

@@ -14,6 +14,7 @@ from django.core.cache import cache
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import OPTION_LETTERS, SEALED_SPLITS
+from leaderboard.core.errors import SealedSplitError
 
 from .models import EvaluationRun, PredictionChunk
 
@@ -23,7 +24,7 @@ OUTCOMES = ("right", "wrong")
 _CACHE_SECONDS = 24 * 3600
 
 
-class SealedSplit(PermissionError):
+class SealedSplit(SealedSplitError):
     """The question browser never reads a sealed split."""
 
 

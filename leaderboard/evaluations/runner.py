@@ -277,9 +277,8 @@ def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = No
 def _sizing_prompts(run: EvaluationRun) -> list[str]:
     """Each question once, original order, with its topic's exemplars: the lengths the context must hold
     (answer-order variants differ by a few tokens, covered by the backend's margin)."""
-    version = run.benchmark_version
-    return render_questions(selectors.engine_questions(version=version, split=run.split), template=run.template,
-                            shots=run.shots, dev_questions=selectors.dev_exemplars(version=version) if run.shots else None)
+    questions, dev = selectors.run_engine_inputs(run=run)
+    return render_questions(questions, template=run.template, shots=run.shots, dev_questions=dev)
 
 
 def _limit_cpu_threads(device: str):

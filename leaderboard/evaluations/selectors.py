@@ -25,6 +25,13 @@ def dev_exemplars(*, version: BenchmarkVersion) -> list[EngineQuestion]:
     return engine_questions(version=version, split=Split.DEV)
 
 
+def run_engine_inputs(*, run: EvaluationRun) -> tuple[list[EngineQuestion], list[EngineQuestion] | None]:
+    """A run's questions and, for a few-shot run, the dev split's exemplars (None for zero-shot)."""
+    version = run.benchmark_version
+    return (engine_questions(version=version, split=run.split),
+            dev_exemplars(version=version) if run.shots else None)
+
+
 def answer_key(*, version: BenchmarkVersion, split: str) -> dict[str, frozenset[str]]:
     """uid -> answer letters, decrypting the sealed split. Trusted environment only (needs the sealed key)."""
     rows = version.questions.filter(split=split).values_list("uid", "answer", "answer_sealed")

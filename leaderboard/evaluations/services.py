@@ -9,19 +9,19 @@ import platform
 from importlib import metadata
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
-from evaluator.engine import plan_evaluation, rescore_rows, run_evaluation
+from evaluator.engine import EvaluationPlan, plan_evaluation, rescore_rows, run_evaluation
 from evaluator.metrics import summarize
 from evaluator.probe import probe_counts, run_probe
 from evaluator.prompts import get_template, template_hash
+from evaluator.questions import Question
 from evaluator.variants import parse_variants
 
 from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
-from leaderboard.contamination import services as contamination_services
+from leaderboard.benchmarks.shots import SHOTS_OUT_OF_RANGE, shots_problem
+from leaderboard.core.errors import DomainError
 from leaderboard.core.text import pg_json
-from leaderboard.results import services as results_services
 
 from . import selectors
 from .models import EvaluationRun, PredictionChunk, RunStatus
@@ -39,8 +39,8 @@ def chunk_size_for(backend_name: str, configured: int = 0) -> int:
     return configured or CHUNK_SIZES.get(backend_name, DEFAULT_CHUNK_SIZE)
 
 
-class RunConfigError(ValueError):
-    """A run that cannot be created as asked; the message says what to change."""
+class RunConfigError(DomainError, ValueError):
+    """A run that cannot be created as asked: RunConfigError(code, message, hint)."""
 
 
 def library_versions():
@@ -62,14 +62,18 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
         variants = list(parse_variants(variants))
         get_template(template)
     except (ValueError, KeyError) as exc:
-        raise RunConfigError(str(exc).strip("'\"")) from None
+        raise RunConfigError("UNKNOWN_VARIANT_OR_TEMPLATE", str(exc).strip("'\"")) from None
     if split not in version.split_hashes:
-        raise RunConfigError(f"{version} has no {split} split imported; import it first (import_benchmark).")
+        raise RunConfigError("SPLIT_NOT_IMPORTED",
+                             f"{version} has no {split} split imported; import it first (import_benchmark).")
     if split in SEALED_SPLITS and ANSWER_DEPENDENT_VARIANTS.intersection(variants):
-        raise RunConfigError("fixed-A..fixed-D variants would reveal sealed answers to the model; "
+        raise RunConfigError("SEALED_VARIANTS", "fixed-A..fixed-D variants would reveal sealed answers to the model; "
                              "on the test split use original and R1..R4 only.")
+    if problem := shots_problem(shots):
+        raise RunConfigError(SHOTS_OUT_OF_RANGE, f"{problem}.", "use --shots 0 (zero-shot) or a small number")
     if shots and Split.DEV not in version.split_hashes:
-        raise RunConfigError(f"{shots}-shot needs the dev split for exemplars; import it or use --shots 0.")
+        raise RunConfigError("NO_DEV_SPLIT", f"{shots}-shot needs the dev split for exemplars; import it or use "
+                             "--shots 0.")
     run = EvaluationRun(
         submission=submission, benchmark_version=version, split=split, model_ref=model_ref,
         model_revision=model_revision,
@@ -79,19 +83,16 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
         chunk_size=chunk_size or chunk_size_for(backend, settings.RUN_CHUNK_SIZE),
     )
     # The plan is fixed now: every attempt computes these chunks, whatever the worker's settings say.
-    plan = _plan(run)
+    plan = _plan(run, *selectors.run_engine_inputs(run=run))
     run.plan_fingerprint, run.progress_total = plan.fingerprint, len(plan.items)
     run.save()
     return run
 
 
-def _plan(run: EvaluationRun):
-    version = run.benchmark_version
+def _plan(run: EvaluationRun, questions: list[Question], dev: list[Question] | None) -> EvaluationPlan:
     return plan_evaluation(
-        selectors.engine_questions(version=version, split=run.split), variants=run.variants, seed=run.seed,
-        chunk_size=run.chunk_size, template=run.template, shots=run.shots, mode=run.mode,
-        use_chat_template=run.use_chat_template,
-        dev_questions=selectors.dev_exemplars(version=version) if run.shots else None)
+        questions, variants=run.variants, seed=run.seed, chunk_size=run.chunk_size, template=run.template,
+        shots=run.shots, mode=run.mode, use_chat_template=run.use_chat_template, dev_questions=dev)
 
 
 def max_new_tokens(run: EvaluationRun) -> int:
@@ -123,12 +124,14 @@ def _chunk_store(run: EvaluationRun, after_chunk=None):
 
 def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_progress_chunk=None):
     """Score every (question, variant) with `backend` under the run's stored plan, persisting chunks;
-    resumes from stored chunks of that plan and refuses chunks of any other (PlanMismatch)."""
+    resumes from stored chunks of that plan and refuses chunks of any other (PlanMismatch).
+
+    The plan is made once here (its size is the progress total) and handed to the engine. The returned result's
+    rows are the run's predictions; its summary is left unmade: run_summarize scores on the trusted side."""
     from evaluator.efficiency import fixed_sample, measure_efficiency
 
-    version = run.benchmark_version
-    questions = selectors.engine_questions(version=version, split=run.split)
-    dev = selectors.dev_exemplars(version=version) if run.shots else None
+    questions, dev = selectors.run_engine_inputs(run=run)
+    plan = _plan(run, questions, dev)
     done = selectors.run_chunks_of_plan(run=run)
 
     def report(done, total):
@@ -141,7 +144,7 @@ def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_
         seed=run.seed, chunk_size=run.chunk_size, done_chunks=done,
         on_chunk=_chunk_store(run, on_progress_chunk), progress=report, mode=run.mode,
         use_chat_template=run.use_chat_template, max_new_tokens=GENERATE_TOKENS,
-        expected_fingerprint=run.plan_fingerprint or None,
+        expected_fingerprint=run.plan_fingerprint or None, plan=plan,
     )
     if measure:
         sample = fixed_sample(questions, key=lambda q: q.question_id)
@@ -160,24 +163,20 @@ def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_
     return result
 
 
-@transaction.atomic
-def run_score(*, run: EvaluationRun) -> EvaluationRun:
-    """Trusted side: correctness from the stored answer key, then the run's summary."""
+def run_summarize(*, run: EvaluationRun) -> list[dict] | None:
+    """Trusted side: correctness from the stored answer key, then the run's summary; SCORING → SUCCEEDED.
+
+    Returns the scored rows when this call finished the run (leaderboard.scoring publishes them), None when the
+    run was not SCORING (scored twice by a repeated message, or cancelled): then nothing changes."""
     key = selectors.answer_key(version=run.benchmark_version, split=run.split)
     rows = rescore_rows(selectors.run_rows(run=run), key)
     summary = summarize(rows, run.variants)  # stored whole; pages apply the sealed display rules
     if run.probe_rows:
         summary["probe"] = probe_counts(run.probe_rows, key)
-    # Conditional: scoring twice (a repeated message) or after a cancel changes nothing.
     scored = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SCORING).update(
         summary=summary, status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_expires_at=None)
     run.refresh_from_db()
-    if not scored:
-        return run
-    result = results_services.run_results_write(run=run, rows=rows, primary_variant=summary["primary_variant"])
-    if result is not None:
-        contamination_services.run_scored(result=result, rows=rows)
-    return run
+    return rows if scored else None
 
 
 def run_fail(*, run: EvaluationRun, exc: BaseException, during_load: bool) -> EvaluationRun:

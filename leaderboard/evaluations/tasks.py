@@ -1,4 +1,5 @@
-"""Celery tasks of the default (trusted) queue: scoring, notices, the sweeper and the reconciler."""
+"""Celery tasks of the runs (ids in, ids out): the GPU queue's prediction task, and on the default (trusted)
+queue notices, the sweeper and the reconciler (scoring is leaderboard.scoring.tasks)."""
 import logging
 
 from celery import shared_task
@@ -6,25 +7,20 @@ from celery import shared_task
 from leaderboard.core.leases import exclusive
 from leaderboard.core.logging import log_context
 
-from . import lifecycle, notices, services
-from .models import EvaluationRun
+from . import lifecycle, notices
 
 log = logging.getLogger(__name__)
 
 
-@shared_task(name="evaluations.score_run", acks_late=True, ignore_result=False)  # ids only: kept for operators
-def score_run(run_id: int) -> dict:
-    with log_context(run_id=run_id):
-        # Conditional: only a run that finished predicting is scored, by one scorer, attempts counted.
-        if not lifecycle.score_claim(run_id=run_id):
-            return {"run": run_id, "scored": False}
-        try:
-            services.run_score(run=EvaluationRun.objects.select_related("benchmark_version").get(pk=run_id))
-        except Exception as exc:  # noqa: BLE001 - counted; FAILED with a notice after RUN_MAX_ATTEMPTS
-            log.warning("run %s: scoring failed (%s)", run_id, type(exc).__name__)
-            return {"run": run_id, "scored": False, "status": lifecycle.score_failed(run_id=run_id, exc=exc)}
-        lifecycle.run_finished(run_id=run_id)
-        return {"run": run_id, "scored": True}
+# The name is older than this module and stays: queued messages, the GPU route ("evaluator.*" in
+# CELERY_TASK_ROUTES) and the reconciler's broker scan (broker.TASK) all go by it.
+@shared_task(name="evaluator.predict_run", acks_late=True, reject_on_worker_lost=True, ignore_result=False)
+def predict_run(run_id: int) -> dict:
+    """GPU queue: claim the run, predict it in a process of its own, hand off scoring (runner.predict)."""
+    from .runner import predict  # the evaluator's backends load only where a run is predicted
+
+    with log_context(run_id=run_id):  # every log line of the run carries its id
+        return predict(run_id)
 
 
 @shared_task(name="evaluations.notify_run", ignore_result=True)

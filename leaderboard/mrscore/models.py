@@ -10,15 +10,9 @@ reads, and the benchmark-level summary.
 from django.db import models
 
 from leaderboard.benchmarks.models import BenchmarkVersion, Question, Split, Topic
+from leaderboard.core.leases import LeasedJob, job_statuses
 
-
-class JobStatus(models.TextChoices):
-    QUEUED = "queued"
-    RUNNING = "running"
-    SUCCEEDED = "succeeded"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
+JobStatus = job_statuses("JobStatus", __name__)
 
 TERMINAL_JOB_STATUSES = frozenset({JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED})
 
@@ -34,7 +28,7 @@ class ScoreMethod(models.TextChoices):
     UNPARSABLE = "unparsable", "reply was not a score in 1..10"
 
 
-class MRScoreJob(models.Model):
+class MRScoreJob(LeasedJob):
     benchmark_version = models.ForeignKey(BenchmarkVersion, on_delete=models.PROTECT, related_name="mrscore_jobs")
     splits = models.JSONField(default=list, help_text="splits judged, in order")
 
@@ -52,19 +46,10 @@ class MRScoreJob(models.Model):
     plan_hash = models.CharField(max_length=64, blank=True, help_text="sha256 of the judged uids and chunking")
 
     status = models.CharField(max_length=12, choices=JobStatus.choices, default=JobStatus.QUEUED)
-    attempts = models.PositiveSmallIntegerField(default=0)
-    lease_expires_at = models.DateTimeField(null=True, blank=True)
-    progress_done = models.PositiveIntegerField(default=0)
-    progress_total = models.PositiveIntegerField(default=0)
     failure_reason = models.TextField(blank=True)
     summary = models.JSONField(default=dict, blank=True)
 
-    created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
-
-    class Meta:
-        ordering = ["-created_at"]
+    class Meta(LeasedJob.Meta):
         indexes = [models.Index(fields=["benchmark_version", "status"])]
         verbose_name = "MRScore job"
 

@@ -4,7 +4,9 @@ from django.db.models import Q
 
 from evaluator.judges import JudgeItem
 
+from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import SEALED_SPLITS, Benchmark, Split
+from leaderboard.core.errors import SealedSplitError
 
 from .models import JobStatus, MRScoreChunk, MRScoreJob, QuestionMRScore, TopicMRScore
 
@@ -41,7 +43,7 @@ def job_find_matching(*, version, splits, kind, model, revision, endpoint, setti
 
 def job_current(*, benchmark: Benchmark) -> MRScoreJob | None:
     """The newest succeeded job on the benchmark's current version (the one pages show)."""
-    version = benchmark.versions.order_by("-number").first()
+    version = bench_selectors.version_current(benchmark=benchmark)
     if version is None:
         return None
     return (MRScoreJob.objects.select_related("benchmark_version__benchmark")
@@ -74,7 +76,7 @@ def topic_scores(*, job: MRScoreJob):
 def question_scores(*, job: MRScoreJob, split: str | None = None, topic_slug: str | None = None):
     """Per-question verdicts of the open splits. Asking for the sealed split is refused outright."""
     if split is not None and split not in OPEN_SPLITS:
-        raise PermissionError("The test split is sealed; its per-question scores are not served.")
+        raise SealedSplitError("The test split is sealed; its per-question scores are not served.")
     rows = (QuestionMRScore.objects.filter(job=job, split__in=[split] if split else OPEN_SPLITS)
             .select_related("question", "topic").order_by("split", "question__position"))
     if topic_slug:

@@ -1,5 +1,54 @@
-"""Explicit output serializers for the MRScore API (and its OpenAPI schema)."""
+"""Explicit query and output serializers for the MRScore API (and its OpenAPI schema)."""
+import re
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+
+from evaluator.judges.stats import bin_label
+
+from leaderboard.benchmarks.models import Split
+from leaderboard.core.api import Repeated
+
+from . import selectors
+
+SLUG = re.compile(r"[-a-zA-Z0-9_]+")
+
+
+class JobListQuerySerializer(serializers.Serializer):
+    benchmark = serializers.SlugField(required=False, help_text="benchmark slug (default: every benchmark)")
+
+
+class JobQuerySerializer(serializers.Serializer):
+    job = serializers.IntegerField(min_value=0, required=False, help_text="a succeeded job id (default: the newest "
+                                   "on the benchmark's current version)")
+
+
+class QuestionScoresQuerySerializer(JobQuerySerializer):
+    split = serializers.ChoiceField(choices=Split.values, required=False,
+                                    help_text="open splits only; the sealed test split is refused (404)")
+    topic = serializers.SlugField(required=False, help_text="topic slug")
+
+
+class DistributionQuerySerializer(serializers.Serializer):
+    benchmark = Repeated(required=False, default=list, help_text="benchmark slug(s), comma-separated or repeated "
+                         "(default: all with scores)")
+
+    def validate_benchmark(self, slugs):
+        # A NUL byte or a quote is a 400 here, never a query (a NUL used to reach PostgreSQL: a 500).
+        if any(not SLUG.fullmatch(s) for s in slugs):
+            raise serializers.ValidationError("a slug: letters, digits, '-' and '_', comma-separated")
+        return slugs
+
+
+class Rounded(serializers.FloatField):
+    """A float shown to `digits` places; null stays null."""
+
+    def __init__(self, digits=4, **kwargs):
+        self.digits = digits
+        super().__init__(allow_null=True, **kwargs)
+
+    def to_representation(self, value):
+        return round(float(value), self.digits)
 
 
 class ProvenanceSerializer(serializers.Serializer):
@@ -43,6 +92,7 @@ class JobSummarySerializer(serializers.Serializer):
 
 
 class JobSerializer(serializers.Serializer):
+    # From an MRScoreJob (a comment, not a docstring: that would be the schema's description).
     id = serializers.IntegerField()
     status = serializers.CharField()
     progress_done = serializers.IntegerField()
@@ -51,23 +101,37 @@ class JobSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     failure_reason = serializers.CharField(allow_blank=True)
-    provenance = ProvenanceSerializer()
-    summary = JobSummarySerializer(allow_null=True)
+    provenance = serializers.SerializerMethodField()
+    summary = serializers.SerializerMethodField()
+
+    @extend_schema_field(ProvenanceSerializer)
+    def get_provenance(self, job):
+        return ProvenanceSerializer(selectors.provenance(job=job)).data
+
+    @extend_schema_field(JobSummarySerializer(allow_null=True))
+    def get_summary(self, job):
+        return JobSummarySerializer(job.summary).data if job.summary else None
 
 
 class TopicScoreSerializer(serializers.Serializer):
-    category = serializers.CharField()
-    subcategory = serializers.CharField()
-    topic = serializers.CharField()
-    topic_slug = serializers.CharField()
+    # A TopicMRScore row.
+    category = serializers.CharField(source="topic.subcategory.category.name")
+    subcategory = serializers.CharField(source="topic.subcategory.name")
+    topic = serializers.CharField(source="topic.name")
+    topic_slug = serializers.CharField(source="topic.slug")
     n = serializers.IntegerField(help_text="questions judged (all judged splits)")
     n_scored = serializers.IntegerField()
     n_unparsable = serializers.IntegerField()
-    mrscore = serializers.FloatField(allow_null=True, help_text="mean over the topic's scored questions (Eq. 3)")
-    ci95_low = serializers.FloatField(allow_null=True)
-    ci95_high = serializers.FloatField(allow_null=True)
-    bin = serializers.CharField(allow_null=True, help_text="paper Table 9 bin of the topic MRScore")
-    published_mrscore = serializers.FloatField(allow_null=True, help_text="paper Appendix C Table 10")
+    mrscore = Rounded(source="mean", help_text="mean over the topic's scored questions (Eq. 3)")
+    ci95_low = Rounded(source="ci_low")
+    ci95_high = Rounded(source="ci_high")
+    bin = serializers.SerializerMethodField(help_text="paper Table 9 bin of the topic MRScore")
+    published_mrscore = serializers.FloatField(source="topic.published_mrscore", allow_null=True,
+                                               help_text="paper Appendix C Table 10")
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_bin(self, row):
+        return bin_label(row.mean) if row.mean is not None else None
 
 
 class TopicScoresSerializer(serializers.Serializer):
@@ -77,14 +141,15 @@ class TopicScoresSerializer(serializers.Serializer):
 
 
 class QuestionScoreSerializer(serializers.Serializer):
-    uid = serializers.CharField()
+    # A QuestionMRScore row (open splits only: the selector refuses the sealed one).
+    uid = serializers.CharField(source="question.uid")
     split = serializers.CharField()
-    topic = serializers.CharField()
-    question = serializers.CharField()
-    mrscore = serializers.FloatField(allow_null=True)
+    topic = serializers.CharField(source="topic.slug")
+    question = serializers.CharField(source="question.text")
+    mrscore = Rounded(source="score")
     method = serializers.CharField()
     raw_reply = serializers.CharField(allow_blank=True)
-    score_mass = serializers.FloatField(allow_null=True)
+    score_mass = Rounded(6)
 
 
 class QuestionScoresSerializer(serializers.Serializer):

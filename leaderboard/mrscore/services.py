@@ -16,11 +16,13 @@ from django.utils import timezone
 
 from evaluator.judges import JUDGE_KINDS, PROMPT_VERSION, create_judge, plan_hash, prompt_hash, run_judging
 from evaluator.judges.http import chat_completions_url, endpoint_is_private
-from evaluator.judges.stats import mean_ci, spearman, summarize_rows
+from evaluator.judges.stats import summarize_rows
+from evaluator.statistics import mean_ci, spearman
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import SEALED_SPLITS, Split
 from leaderboard.core import leases
+from leaderboard.core.errors import DomainError
 
 from . import selectors
 from .models import JobStatus, JudgeKind, MRScoreChunk, MRScoreJob, QuestionMRScore, TopicMRScore
@@ -36,16 +38,18 @@ LOCAL_SETTINGS = ("backend", "device", "dtype", "batch_size", "mode", "chat_temp
 HTTP_SETTINGS = ("api_key_env", "logprobs", "top_logprobs", "concurrency", "timeout", "max_retries", "max_tokens")
 
 
-class MRScoreConfigError(ValueError):
-    """A job that cannot be created as asked; the message says what to change."""
+class MRScoreConfigError(DomainError, ValueError):
+    """A job that cannot be created as asked: MRScoreConfigError(code, message, hint)."""
 
 
 class JobCancelled(Exception):
     pass
 
 
-class JobStateError(RuntimeError):
-    """The job's data no longer matches its plan (changed prompt, questions or chunks)."""
+class JobStateError(DomainError, RuntimeError):
+    """The job's data no longer matches its plan (changed prompt, questions or chunks): JobStateError(code, message)."""
+
+    status = 409
 
 
 @dataclass(frozen=True)
@@ -90,10 +94,11 @@ def _splits_for(version, spec: JudgeSpec, splits, include_sealed: bool) -> list[
     if splits:
         unknown = [s for s in splits if s not in Split.values]
         if unknown:
-            raise MRScoreConfigError(f"unknown split(s) {', '.join(unknown)}; use dev, validation, test")
+            raise MRScoreConfigError("UNKNOWN_SPLIT",
+                                     f"unknown split(s) {', '.join(unknown)}; use dev, validation, test")
         missing = [s for s in splits if s not in imported]
         if missing:
-            raise MRScoreConfigError(f"{version} has no {', '.join(missing)} split imported")
+            raise MRScoreConfigError("SPLIT_NOT_IMPORTED", f"{version} has no {', '.join(missing)} split imported")
         chosen = [s for s in imported if s in splits]
     else:
         chosen = imported
@@ -101,11 +106,11 @@ def _splits_for(version, spec: JudgeSpec, splits, include_sealed: bool) -> list[
     sealed = [s for s in chosen if s in SEALED_SPLITS]
     if remote and sealed and not include_sealed:
         if splits:
-            raise MRScoreConfigError("the judge endpoint is not on this host or a private network; sending the "
-                                     "sealed test questions to it needs --include-sealed")
+            raise MRScoreConfigError("SEALED_NEEDS_CONSENT", "the judge endpoint is not on this host or a private "
+                                     "network; sending the sealed test questions to it needs --include-sealed")
         chosen = [s for s in chosen if s not in SEALED_SPLITS]
     if not chosen:
-        raise MRScoreConfigError(f"{version} has no questions to judge")
+        raise MRScoreConfigError("NO_QUESTIONS", f"{version} has no questions to judge")
     return chosen
 
 
@@ -113,15 +118,15 @@ def job_create(*, benchmark_slug: str, spec: JudgeSpec, splits=None, chunk_size:
                include_sealed: bool = False, force: bool = False) -> tuple[MRScoreJob, bool]:
     """A new job, or the matching earlier one (to resume, or already done) unless force. -> (job, created)"""
     if spec.kind not in JUDGE_KINDS:
-        raise MRScoreConfigError(f"unknown judge kind {spec.kind!r}")
+        raise MRScoreConfigError("UNKNOWN_JUDGE_KIND", f"unknown judge kind {spec.kind!r}")
     if chunk_size < 1:
-        raise MRScoreConfigError("--chunk-size must be at least 1")
+        raise MRScoreConfigError("CHUNK_SIZE", "--chunk-size must be at least 1")
     benchmark = bench_selectors.benchmark_get(slug=benchmark_slug)
     version = benchmark and bench_selectors.version_current(benchmark=benchmark)
     if version is None:
         known = ", ".join(b.slug for b in bench_selectors.benchmark_list()) or "none"
-        raise MRScoreConfigError(f"benchmark {benchmark_slug!r} has no imported questions (known: {known}); "
-                                 "import it first (import_benchmark or load_demo)")
+        raise MRScoreConfigError("UNKNOWN_BENCHMARK", f"benchmark {benchmark_slug!r} has no imported questions "
+                                 f"(known: {known}); import it first (import_benchmark or load_demo)")
     chosen = _splits_for(version, spec, splits, include_sealed)
     if not force:
         earlier = selectors.job_find_matching(version=version, splits=chosen, kind=spec.kind, model=spec.model,
@@ -222,11 +227,12 @@ def job_run(*, job: MRScoreJob, judge, progress=None) -> None:
     items = selectors.job_items(job=job)
     planned = plan_hash(items, job.chunk_size)
     if job.plan_hash and job.plan_hash != planned:
-        raise JobStateError(f"job {job.pk}: the questions to judge changed since the job started")
+        raise JobStateError("PLAN_CHANGED", f"job {job.pk}: the questions to judge changed since the job started")
     described = judge.describe()
     if job.prompt_hash and described.get("prompt_hash") and described["prompt_hash"] != job.prompt_hash:
-        raise JobStateError(f"job {job.pk} was started with prompt {job.prompt_hash[:12]}; this code renders "
-                            f"{described['prompt_hash'][:12]} ({described.get('prompt_version')}); start a new job")
+        raise JobStateError("PROMPT_CHANGED", f"job {job.pk} was started with prompt {job.prompt_hash[:12]}; this "
+                            f"code renders {described['prompt_hash'][:12]} ({described.get('prompt_version')}); "
+                            "start a new job")
     job.plan_hash, job.prompt_hash = planned, job.prompt_hash or described.get("prompt_hash", "")
     job.progress_total = len(items)
     job.save(update_fields=["plan_hash", "prompt_hash", "progress_total"])
@@ -275,8 +281,8 @@ def job_finalize(*, job: MRScoreJob) -> MRScoreJob:
                  job.benchmark_version.questions.filter(split__in=job.splits)
                  .values_list("uid", "pk", "topic_id", "split")}
     if len(rows) != len(questions) or {r["uid"] for r in rows} != set(questions):
-        raise JobStateError(f"job {job.pk}: {len(rows)} verdicts for {len(questions)} questions; run it again to "
-                            "judge the rest")
+        raise JobStateError("VERDICTS_MISSING", f"job {job.pk}: {len(rows)} verdicts for {len(questions)} "
+                            "questions; run it again to judge the rest")
     QuestionMRScore.objects.filter(job=job).delete()
     TopicMRScore.objects.filter(job=job).delete()
     QuestionMRScore.objects.bulk_create([

@@ -28,7 +28,7 @@ def judge_job(job_id: int):
         services.job_finalize(job=job)
     except services.JobCancelled:
         return {"job": job_id, "claimed": True, "status": "cancelled"}
-    except Exception as exc:  # noqa: BLE001 - every failure is recorded on the job
+    except Exception as exc:  # every failure is recorded on the job
         status = services.job_attempt_failed(job=job, attempt=attempt,
                                              reason=services.safe_reason(job=job, exc=exc))
         logger.warning("MRScore job %s: attempt %s failed; now %s", job_id, attempt, status)

@@ -1,13 +1,10 @@
 """Response cache of the results API, with ETag / Last-Modified and 304s.
 
 Entries are keyed by path + sorted query + negotiated media type and belong to one results
-*generation*. Anything that changes what these responses show (new aggregates, a run or model
-hidden or flagged) calls `results_changed()`, which starts a new generation: entries of an older
-one are never served again (they expire on their own). The ETag is derived from the generation,
-so a conditional request is answered with 304 before any database read.
-
-The generation is a random token, not a counter: if the cache loses the key (eviction, restart)
-the next token is new again, so an old entry can never look current.
+*generation* (leaderboard/core/cache_generation.py). Anything that changes what these responses show
+(new aggregates, a run or model hidden or flagged) calls `results_changed()`, which starts a new
+generation: entries of an older one are never served again (they expire on their own). The ETag is
+derived from the generation, so a conditional request is answered with 304 before any database read.
 
 Each process also keeps the bodies it served last in memory (RESULTS_CACHE_LOCAL_BYTES), checked
 against the current generation like the shared entries: a hit then costs one small cache read
@@ -18,21 +15,19 @@ import hashlib
 import logging
 import math
 import threading
-import time
-import uuid
 from collections import OrderedDict
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
+from leaderboard.core.cache_generation import generation
+
 log = logging.getLogger(__name__)
 
-GENERATION_KEY = "results:generation"
 ENTRY_PREFIX = "results:response:"
 CACHEABLE_FORMATS = frozenset({"json", "csv"})  # never the browsable API page (it shows the user's session)
 KEPT_HEADERS = ("Content-Disposition",)
@@ -75,42 +70,6 @@ class _LocalEntries:
 
 
 _local = _LocalEntries()
-
-
-def _new_generation(previous=None):
-    """A new token and its time. Last-Modified has 1 s resolution: when the previous generation began in
-    the same second (or is unknown), a client's Last-Modified of that second may belong to either, so
-    the generation is marked `ambiguous` and If-Modified-Since of that second is answered in full."""
-    at = time.time()
-    ambiguous = previous is None or math.floor(previous["at"]) == math.floor(at)
-    return {"token": uuid.uuid4().hex, "at": at, "ambiguous": ambiguous}
-
-
-def _bump():
-    try:
-        cache.set(GENERATION_KEY, _new_generation(cache.get(GENERATION_KEY)), None)
-    except Exception:  # a cache outage must not fail the write that triggered it
-        log.exception("could not start a new results cache generation")
-
-
-def results_changed():
-    """Call wherever results, or their visibility or flags, change.
-
-    Bumps now (this process, and a test inside one transaction, see it at once) and again after
-    the surrounding transaction commits, so an entry filled from pre-commit data in between is
-    dropped as well. Outside a transaction both happen at once.
-    """
-    _bump()
-    transaction.on_commit(_bump)
-
-
-def generation():
-    """The current generation ({token, at, ambiguous}), started here if the cache has none."""
-    current = cache.get(GENERATION_KEY)
-    if current is None:
-        cache.add(GENERATION_KEY, _new_generation(), None)
-        current = cache.get(GENERATION_KEY) or _new_generation()
-    return current
 
 
 def _request_key(request, media_type):

@@ -12,8 +12,8 @@ Keys the harness writes that we cannot know (git_hash, tokenizer details, ...) a
 import math
 
 from leaderboard.benchmarks.models import Topic
+from leaderboard.evaluations import display
 
-from . import display
 from .models import Level
 
 METRIC = "acc"

@@ -1,21 +1,13 @@
 """Significance-based ranks: rank = 1 + number of entries whose accuracy is significantly higher
 (two-sided two-proportion z-test, pooled, at 95%). Equal ranks are ties."""
-import bisect
-import math
 
-from evaluator.metrics import Z95
+from evaluator.statistics import Z95, two_proportion_z
 
 
 def significantly_higher(c1: int, n1: int, c2: int, n2: int, z: float = Z95) -> bool:
     """Is proportion 1 significantly above proportion 2?"""
-    if not n1 or not n2:
-        return False
-    p1, p2 = c1 / n1, c2 / n2
-    pooled = (c1 + c2) / (n1 + n2)
-    se = math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2))
-    if se == 0:
-        return False  # both 0% or both 100%
-    return (p1 - p2) / se > z
+    z_value = two_proportion_z(c1, n1, c2, n2)  # 0 when both are 0% or both 100%
+    return z_value is not None and z_value > z
 
 
 def significance_ranks(cells: list[tuple[float, int]]) -> list[int]:

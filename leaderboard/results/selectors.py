@@ -9,12 +9,15 @@ from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Lower
 
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.contamination import selectors as contamination
+from leaderboard.contamination import ladder
+from leaderboard.core.errors import SealedSplitError
+from leaderboard.core.rows import field, first_per_key
+from leaderboard.evaluations import display
 from leaderboard.evaluations.models import UPLOAD_BACKEND, RunStatus
 from leaderboard.submissions.models import ModelEntry
 from leaderboard.submissions.models import size_class as size_class_of
 
-from . import board, display
+from . import board
 from .models import Level, ReportedResult, ResultAggregate, RunResult
 from .reference import PUBLISHED_N
 
@@ -26,7 +29,7 @@ def _listed_results(**filters):
     The runs' bulky JSON (summary, probe rows) is deferred: boards list 1,000s of runs and never read it."""
     return (RunResult.objects.filter(run__status=RunStatus.SUCCEEDED, run__hidden=False, **filters)
             .exclude(run__submission__hidden=True).exclude(model__hidden=True)
-            .exclude(run_id__in=contamination.withheld_test_runs())
+            .exclude(run_id__in=ladder.withheld_test_runs())
             .select_related("run__submission", "model", "benchmark")
             .defer("run__summary", "run__probe_rows", "run__log_excerpt").order_by("-scored_at", "-pk"))
 
@@ -37,31 +40,18 @@ def visible_results(**filters):
     return _listed_results(**filters).exclude(run__backend=UPLOAD_BACKEND)
 
 
-def _attr(name):
-    return lambda r: r[name] if isinstance(r, dict) else getattr(r, name)
-
-
-_HUB, _REVISION, _PRECISION, _RUN = _attr("hub_id"), _attr("revision"), _attr("precision"), _attr("run_id")
-
-
-def _latest_per_key(results):
-    """Newest first in, the first of each (model, revision, precision) out; rows are objects or dicts."""
-    seen, out = set(), []
-    for r in results:
-        key = (_HUB(r), _REVISION(r), _PRECISION(r))
-        if key not in seen:
-            seen.add(key)
-            out.append(r)
-    return out
+def _latest_per_revision(results):
+    """Newest first in, the latest of each (model, revision, precision) out; rows are objects or dicts."""
+    return first_per_key(results, "hub_id", "revision", "precision")
 
 
 def _shown_sealed(results, *, benchmark, shots):
     """One sealed-split row per (model, precision): the run the Ladder rule shows, else the latest."""
-    shown = contamination.shown_test_runs(benchmark=benchmark, shots=shots)
+    shown = ladder.shown_test_runs(benchmark=benchmark, shots=shots)
     by_model = {}
     for r in results:  # newest first
-        key = (_HUB(r), _PRECISION(r))
-        if key not in by_model or shown.get(key) == _RUN(r):
+        key = (field(r, "hub_id"), field(r, "precision"))
+        if key not in by_model or shown.get(key) == field(r, "run_id"):
             by_model[key] = r
     return list(by_model.values())
 
@@ -91,7 +81,7 @@ def _board_values(*, benchmark, version, split, shots, variant):
     # Sealed: choose among all of a model's runs, so a newer re-run of the same revision cannot displace
     # the shown one.
     results = (_shown_sealed(results, benchmark=benchmark, shots=shots) if display.is_sealed(split)
-               else _latest_per_key(results))
+               else _latest_per_revision(results))
     overall, orders = {}, {}
     for result_id, v, correct, n in (ResultAggregate.objects.filter(result__in=[r["pk"] for r in results],
                                                                     level=Level.OVERALL)
@@ -138,13 +128,6 @@ def _sealed_figures(*, benchmark, version, shots):
     return figures
 
 
-def _contamination(*, benchmark, shots):
-    """(hub_id, revision, precision) -> (Δ in points as published, flagged): each model revision's latest
-    published point judged on the board (contamination.selectors.Board; what `flags` and `point_row` read)."""
-    judged = contamination.Board(benchmark=benchmark, shots=shots)
-    return {key: (round(100 * j.delta.delta, 1), j.flagged) for key, j in judged.by_key.items()}
-
-
 def _rank_cell(split, cell, figures):
     """What ranks are computed from: the counts on an open split; on the sealed split, the count its published
     figure implies (ranks must say nothing finer than that figure)."""
@@ -153,13 +136,13 @@ def _rank_cell(split, cell, figures):
     return (figures["accuracy"] / 100 * cell[1], cell[1])
 
 
-def board_rows(*, benchmark, split="validation", shots=0, variant="original", version=None, topics=()):
-    """Every measured row of a board with every column the board shows, unfiltered and unranked (board.view
-    narrows and ranks them), in a fixed number of queries whatever the number of models. `topics`: the
-    accuracy is pooled over those topics' questions (open splits only)."""
+def measured_rows(*, benchmark, split="validation", shots=0, variant="original", version=None, topics=()):
+    """Every measured row of a board with every column results know, unfiltered and unranked, in a fixed number
+    of queries whatever the number of models; the Δ columns are left empty (leaderboard.boards fills them from
+    contamination). `topics`: the accuracy is pooled over those topics' questions (open splits only)."""
     sealed = display.is_sealed(split)
     if sealed and topics:
-        raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
+        raise SealedSplitError(display.SEALED_BREAKDOWN_NOTE)
     version = version or bench_selectors.version_current(benchmark=benchmark)
     results, overall, orders = _board_values(benchmark=benchmark, version=version, split=split, shots=shots,
                                              variant=variant)
@@ -167,15 +150,12 @@ def board_rows(*, benchmark, split="validation", shots=0, variant="original", ve
     cells = _pooled_cells(result_ids=ids, topics=topics, variant=variant) if topics else overall
     categories = {} if sealed else _category_accuracies(result_ids=ids, variant=variant)
     tests = {} if sealed else _sealed_figures(benchmark=benchmark, version=version, shots=shots)
-    ladder = contamination.ladder_notes(benchmark=benchmark, shots=shots) if sealed else {}
-    deltas = _contamination(benchmark=benchmark, shots=shots)
+    notes = ladder.ladder_notes(benchmark=benchmark, shots=shots) if sealed else {}
     rows = []
     for r in results:
         cell = cells.get(r["pk"])
         if cell is None:
             continue
-        key = (r["hub_id"], r["revision"], r["precision"])
-        delta, contamination_flag = deltas.get(key, (None, False))
         test = tests.get((r["hub_id"], r["precision"])) or {}
         spread = orders.get(r["pk"], [])
         params = r["model__params"]
@@ -184,12 +164,12 @@ def board_rows(*, benchmark, split="validation", shots=0, variant="original", ve
         rows.append({
             "reported": False, "source": "measured", "hub_id": r["hub_id"], "revision": r["revision"],
             "precision": r["precision"], "params": params, "size_class": size_class_of(params), "model_type": kind,
-            "flagged": bool(r["run__flagged"] or r["model__flagged"] or contamination_flag),
-            "possible_contamination": contamination_flag, "ladder_note": ladder.get(r["run_id"], ""),
+            "flagged": bool(r["run__flagged"] or r["model__flagged"]), "possible_contamination": False,
+            "ladder_note": notes.get(r["run_id"], ""),
             "run_id": r["run_id"], "scored_at": r["scored_at"], "submitted_at": r["run__created_at"],
             "template": r["run__template"], "chat_template": r["run__use_chat_template"],
             "test_accuracy": test.get("accuracy"), "test_ci95_low": test.get("ci95_low"),
-            "test_ci95_high": test.get("ci95_high"), "test_grid": test.get("grid"), "delta": delta,
+            "test_ci95_high": test.get("ci95_high"), "test_grid": test.get("grid"), "delta": None,
             "categories": categories.get(r["pk"], {}),
             # Best minus worst answer order; withheld on the sealed split (its display rules: overall only).
             "order_spread": (round(100 * (max(spread) - min(spread)), 2) if len(spread) > 1 and not sealed
@@ -200,33 +180,15 @@ def board_rows(*, benchmark, split="validation", shots=0, variant="original", ve
     return rows
 
 
-def leaderboard(*, benchmark, split="validation", shots=0, variant="original", size_class=None, on_device=False,
-                model_type=None, precision=None, flagged=None, params_min=None, params_max=None,
-                include_reported=False, search=None, models=(), topics=(), sort="rank", version=None):
-    """The measured rows ranked by significance among the filtered set (the name search and the model list do
-    not change ranks), then the paper's rows when asked for: labelled, unranked, after every measured row."""
-    rows = board_rows(benchmark=benchmark, split=split, shots=shots, variant=variant, version=version, topics=topics)
-    filters = board.Filters(size_class=size_class, on_device=on_device, model_type=model_type, precision=precision,
-                            flagged=flagged, params_min=params_min, params_max=params_max)
-    reported = _reported_rows(benchmark.slug, shots=shots, variant=variant) if include_reported and not topics else []
-    shown = board.view(rows, filters=filters, reported=reported, search=search, models=models, sort=sort)
-    return shown.rows + shown.reported
-
-
 def _reported_rows(slug, *, shots, variant):
     """The paper's figures, labelled and never ranked (they were measured on another question set)."""
-    out, seen = [], set()
     # Table 2 and Tables 3-4 both print `original` for seven models: Table 2 wins ("paper-table2" sorts first descending).
-    for rep in ReportedResult.objects.filter(benchmark_slug=slug, shots=shots, variant=variant).order_by("-source"):
-        if rep.hub_id in seen:
-            continue
-        seen.add(rep.hub_id)
-        out.append({"reported": True, "source": rep.get_source_display(), "hub_id": rep.hub_id, "revision": "",
-                    "precision": "", "params": None, "size_class": None, "model_type": "", "flagged": False,
-                    "possible_contamination": False, "run_id": None, "scored_at": None,
-                    "n": PUBLISHED_N.get(slug) or None, "correct": None, "accuracy": rep.accuracy, "ci95_low": None,
-                    "ci95_high": None})
-    return out
+    reported = ReportedResult.objects.filter(benchmark_slug=slug, shots=shots, variant=variant).order_by("-source")
+    return [{"reported": True, "source": rep.get_source_display(), "hub_id": rep.hub_id, "revision": "",
+             "precision": "", "params": None, "size_class": None, "model_type": "", "flagged": False,
+             "possible_contamination": False, "run_id": None, "scored_at": None,
+             "n": PUBLISHED_N.get(slug) or None, "correct": None, "accuracy": rep.accuracy, "ci95_low": None,
+             "ci95_high": None} for rep in first_per_key(reported, "hub_id")]
 
 
 SUBMITTED_PREDICTIONS = "submitted predictions"  # the label of every row scored from an uploaded file
@@ -240,11 +202,7 @@ def submitted_predictions(*, benchmark, split="validation", version=None):
     uploads = (_listed_results(benchmark_version=version, split=split, run__backend=UPLOAD_BACKEND)
                .values("pk", "run_id", "hub_id", "scored_at", "primary_variant", "run__submission_id",
                        "run__submission__submitter__username"))
-    latest, seen = [], set()
-    for r in uploads:  # newest first
-        if r["hub_id"] not in seen:
-            seen.add(r["hub_id"])
-            latest.append(r)
+    latest = first_per_key(uploads, "hub_id")  # newest first in
     overall = {(a["result_id"], a["variant"]): (a["correct"], a["n"]) for a in ResultAggregate.objects.filter(
         result__in=[r["pk"] for r in latest], level=Level.OVERALL).values("result_id", "variant", "correct", "n")}
     rows = []
@@ -318,9 +276,9 @@ def topic_table(*, benchmark, split="validation", shots=0, variant="original", v
     A generator: the aggregates are read a chunk of results at a time, so the first rows go out
     before the last are read and memory stays flat however many models there are."""
     if display.is_sealed(split):
-        raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
+        raise SealedSplitError(display.SEALED_BREAKDOWN_NOTE)
     version = version or bench_selectors.version_current(benchmark=benchmark)
-    results = _latest_per_key(visible_results(benchmark_version=version, split=split, shots=shots))
+    results = _latest_per_revision(visible_results(benchmark_version=version, split=split, shots=shots))
     if models:
         wanted = {m.lower() for m in models}
         results = [r for r in results if r.hub_id.lower() in wanted]

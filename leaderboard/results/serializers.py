@@ -2,7 +2,9 @@
 from drf_spectacular.utils import extend_schema_field, inline_serializer
 from rest_framework import serializers
 
-from .board import SIZE_CLASSES, sort_names
+from leaderboard.evaluations import display
+
+from . import selectors
 
 
 class _Figures(serializers.Serializer):
@@ -15,72 +17,6 @@ class _Figures(serializers.Serializer):
     grid = serializers.FloatField(required=False, help_text="sealed split only: the grid (points) its accuracy is "
                                                             "published on, so that each value fits several counts")
     grid_note = serializers.CharField(required=False, help_text="sealed split only: the rounding rule, in words")
-
-
-class Repeated(serializers.ListField):
-    """A repeatable query parameter (?topic=a&topic=b); comma-separated values are split too."""
-
-    child = serializers.CharField()
-
-    def to_internal_value(self, data):
-        values = super().to_internal_value(data)
-        return list(dict.fromkeys(v.strip() for value in values for v in value.split(",") if v.strip()))
-
-
-class _Scope(serializers.Serializer):
-    """Narrowing to topics, categories and models (checked against the benchmark and board in apis.py)."""
-
-    topic = Repeated(required=False, default=list, help_text="topic slug(s): rows pooled over those topics' "
-                     "questions; repeatable. Open split only")
-    category = Repeated(required=False, default=list, help_text="category slug(s): all topics of those categories; "
-                        "repeatable. Open split only")
-    model = Repeated(required=False, default=list, help_text="hub id(s), any case; repeatable. Ranks are unchanged")
-
-
-class LeaderboardQuerySerializer(_Scope):
-    benchmark = serializers.SlugField(default="mobile-mmlu")
-    split = serializers.ChoiceField(choices=["validation", "test"], default="validation")
-    shots = serializers.IntegerField(min_value=0, default=0)
-    variant = serializers.CharField(default="original")
-    size_class = serializers.ChoiceField(choices=SIZE_CLASSES, required=False)
-    on_device = serializers.BooleanField(default=False, help_text="params ≤ 3B")
-    params_min = serializers.FloatField(min_value=0, required=False, help_text="billions of parameters, at least")
-    params_max = serializers.FloatField(min_value=0, required=False, help_text="billions of parameters, at most")
-    model_type = serializers.CharField(required=False)
-    precision = serializers.CharField(required=False)
-    flagged = serializers.BooleanField(required=False, allow_null=True, default=None,
-                                       help_text="true: flagged rows only; false: none; absent: both")
-    include_reported = serializers.BooleanField(default=False, help_text="append the paper's rows: unranked, after "
-                                                "the measured ones, left out under a parameter/type/precision filter")
-    search = serializers.CharField(required=False)
-    sort = serializers.CharField(default="rank", help_text="one of " + ", ".join(sort_names()) + ", "
-                                 "category:<slug>; a leading '-' sorts descending")
-    version = serializers.IntegerField(min_value=1, required=False,
-                                       help_text="benchmark version number (default: the current one)")
-
-    def validate(self, attrs):
-        low, high = attrs.get("params_min"), attrs.get("params_max")
-        if low is not None and high is not None and low > high:
-            raise serializers.ValidationError({"params_max": ["must be at least params_min."]})
-        return attrs
-
-
-class TopicsQuerySerializer(_Scope):
-    benchmark = serializers.SlugField()
-    split = serializers.ChoiceField(choices=["validation"], default="validation",
-                                    help_text="open split only: per-topic test figures are not published")
-    shots = serializers.IntegerField(min_value=0, default=0)
-    variant = serializers.CharField(default="original")
-    version = serializers.IntegerField(min_value=1, required=False,
-                                       help_text="benchmark version number (default: the current one)")
-
-
-class SubmittedPredictionsQuerySerializer(serializers.Serializer):
-    benchmark = serializers.SlugField(default="mobile-mmlu")
-    split = serializers.ChoiceField(choices=["validation", "dev"], default="validation",
-                                    help_text="open splits only: predictions of the sealed split are never accepted")
-    version = serializers.IntegerField(min_value=1, required=False,
-                                       help_text="benchmark version number (default: the current one)")
 
 
 class SubmittedPredictionRowSerializer(_Figures):
@@ -139,44 +75,61 @@ class CellSerializer(_Figures):
     name = serializers.CharField()
 
 
-@extend_schema_field(CellSerializer(many=True))
-class _CellsField(serializers.Field):
-    """The cells as the selector built them (display rules applied, plain JSON values), passed through:
-    serializing ~3,000 cells field by field was most of the time of a model's response."""
-
-    def to_representation(self, value):
-        return value
-
-
 class ReproducibilitySerializer(serializers.Serializer):
-    library_versions = serializers.DictField()
+    # What a run was computed with (an EvaluationRun).
+    library_versions = serializers.SerializerMethodField()
     template = serializers.CharField()
     template_hash = serializers.CharField()
     dataset_hash = serializers.CharField()
     seed = serializers.IntegerField()
-    hardware = serializers.DictField()
+    hardware = serializers.SerializerMethodField()
     backend = serializers.CharField()
-    compute_dtype = serializers.CharField(allow_null=True, help_text="what the engine computed in (not 'auto')")
-    quantization = serializers.CharField(allow_null=True, help_text="the engine's quantization method, if any")
+    compute_dtype = serializers.CharField(source="resolved_load.dtype", allow_null=True,
+                                          help_text="what the engine computed in (not 'auto')")
+    quantization = serializers.CharField(source="resolved_load.quantization", allow_null=True,
+                                         help_text="the engine's quantization method, if any")
     mode = serializers.CharField()
     use_chat_template = serializers.BooleanField()
 
+    @extend_schema_field(serializers.DictField())
+    def get_library_versions(self, run):
+        return run.library_versions or {}
+
+    @extend_schema_field(serializers.DictField())
+    def get_hardware(self, run):
+        return run.hardware or {}
+
 
 class ModelRunSerializer(serializers.Serializer):
+    # A RunResult of a model's page, with its run's provenance.
     run_id = serializers.IntegerField()
-    benchmark = serializers.CharField()
-    benchmark_version = serializers.IntegerField()
+    benchmark = serializers.CharField(source="benchmark.slug")
+    benchmark_version = serializers.IntegerField(source="benchmark_version.number")
     split = serializers.CharField()
     shots = serializers.IntegerField()
-    variants = serializers.ListField(child=serializers.CharField())
+    variants = serializers.ListField(child=serializers.CharField(), source="run.variants")
     primary_variant = serializers.CharField()
     revision = serializers.CharField()
     precision = serializers.CharField()
     scored_at = serializers.DateTimeField()
-    breakdown_note = serializers.CharField(allow_blank=True)
-    results = _CellsField()
-    efficiency = serializers.DictField(help_text="measured on the evaluating server")
-    reproducibility = ReproducibilitySerializer()
+    breakdown_note = serializers.SerializerMethodField()
+    results = serializers.SerializerMethodField()
+    efficiency = serializers.SerializerMethodField(help_text="measured on the evaluating server")
+    reproducibility = ReproducibilitySerializer(source="run")
+
+    @extend_schema_field(serializers.CharField(allow_blank=True))
+    def get_breakdown_note(self, result):
+        return display.SEALED_BREAKDOWN_NOTE if display.is_sealed(result.split) else ""
+
+    @extend_schema_field(CellSerializer(many=True))
+    def get_results(self, result):
+        """The cells as the selector built them (display rules applied, plain JSON values), passed through:
+        serializing ~3,000 cells field by field was most of the time of a model's response."""
+        return selectors.result_cells(result=result)
+
+    @extend_schema_field(serializers.DictField())
+    def get_efficiency(self, result):
+        return result.run.efficiency or {}
 
 
 class ModelDetailSerializer(serializers.Serializer):

@@ -12,7 +12,7 @@ from leaderboard.benchmarks.models import Topic
 from leaderboard.evaluations.models import RunStatus
 from leaderboard.submissions.models import ModelEntry
 
-from .cache import results_changed
+from leaderboard.core.cache_generation import results_changed
 from .models import Level, ResultAggregate, RunResult
 
 

@@ -5,7 +5,9 @@ from django.db import connection
 from django.db.models import Aggregate, FloatField
 from django.db.models.functions import Cast
 
-from . import display
+from leaderboard.core.errors import SealedSplitError
+from leaderboard.evaluations import display
+
 from .models import Level, ResultAggregate, RunResult
 
 
@@ -26,7 +28,7 @@ def _median(values):
 def topic_medians(*, run_ids, split="validation", variant="original") -> dict[str, float]:
     """topic slug -> the median, in percent (2 places), of the accuracies of the given runs' results on it."""
     if display.is_sealed(split):
-        raise PermissionError(display.SEALED_BREAKDOWN_NOTE)
+        raise SealedSplitError(display.SEALED_BREAKDOWN_NOTE)
     # The results' ids first: a plain list keeps the aggregate query on its (result, level) index whatever the
     # planner's statistics say (a join on run ids was a nested loop over every topic row of the table).
     result_ids = list(RunResult.objects.filter(run_id__in=list(run_ids), split=split).values_list("pk", flat=True))

@@ -35,6 +35,8 @@ INSTALLED_APPS = [
     "leaderboard.mrscore",
     "leaderboard.results",
     "leaderboard.contamination",
+    "leaderboard.scoring",
+    "leaderboard.demo",
     "frontend",
 ]
 
@@ -157,6 +159,7 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",  # scripts: Authorization: Token <key>
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "leaderboard.core.api.exception_handler",  # a DomainError as {code, detail, hint}
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_THROTTLE_CLASSES": [
@@ -263,10 +266,10 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_IGNORE_RESULT = True  # the database is the source of truth; results carry ids only
 CELERY_TASK_DEFAULT_QUEUE = "default"
-CELERY_IMPORTS = ["evaluator.tasks"]  # not a Django app, so autodiscovery would miss it
 # GPU queues per model size (leaderboard/core/routing.py): empty = the one "gpu" queue.
 GPU_QUEUE_CLASSES = parse_gpu_queues(env_str("GPU_QUEUES", ""))
-# A run's queue is chosen once and stored (evaluations.lifecycle.run_enqueue); every publish names it.
+# A run's queue is chosen once and stored (evaluations.lifecycle.run_enqueue); every publish names it. The
+# prediction task (leaderboard.evaluations.tasks.predict_run) keeps its name "evaluator.predict_run".
 CELERY_TASK_ROUTES = {"evaluator.*": {"queue": "gpu"}}
 SWEEP_EVERY_SECONDS = env_int("SWEEP_EVERY_SECONDS", 60, minimum=1)  # both sweepers: runs and MRScore jobs
 CELERY_BEAT_SCHEDULE = {

@@ -40,30 +40,27 @@ def env_bool(name, default=False):
     )
 
 
-def env_int(name, default, *, minimum=None):
+def _env_number(name, default, parse, kind, *, minimum=None, maximum=None):
+    """``parse`` of the variable (unset or blank: ``default``), refused when it is not ``kind`` or out of bounds."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        value = int(raw)
+        value = parse(raw)
     except ValueError:
-        raise ImproperlyConfigured(f"Environment variable {name}={raw!r} is not an integer.") from None
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"Environment variable {name}={value} must be at least {minimum}.")
+        raise ImproperlyConfigured(f"Environment variable {name}={raw!r} is not {kind}.") from None
+    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
+        bounds = f"at least {minimum}" if maximum is None else f"between {minimum} and {maximum}"
+        raise ImproperlyConfigured(f"Environment variable {name}={value} must be {bounds}.")
     return value
+
+
+def env_int(name, default, *, minimum=None):
+    return _env_number(name, default, int, "an integer", minimum=minimum)
 
 
 def env_float(name, default, *, minimum=None, maximum=None):
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"Environment variable {name}={raw!r} is not a number.") from None
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise ImproperlyConfigured(f"Environment variable {name}={value} must be between {minimum} and {maximum}.")
-    return value
+    return _env_number(name, default, float, "a number", minimum=minimum, maximum=maximum)
 
 
 def env_list(name, default=()):

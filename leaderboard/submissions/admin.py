@@ -1,11 +1,11 @@
 from django import forms
 from django.contrib import admin
 
-from leaderboard.core.admin_actions import AuditedModelAdmin, AuditReasonForm, action_with_reason
+from leaderboard.core.admin_actions import AuditedModelAdmin, AuditReasonForm, PublishedModelAdmin, action_with_reason
 from leaderboard.core.audit import audit_record
-from leaderboard.results.cache import results_changed
+from leaderboard.core.cache_generation import results_changed
+from leaderboard.hub.ids import HubIdError, validate_namespace
 
-from .hub_ids import HubIdError, validate_namespace
 from .models import CustomCodeAllowance, ModelEntry, NamespaceGrant, Submission
 
 
@@ -35,25 +35,14 @@ class SubmissionAdmin(admin.ModelAdmin):
 
 
 @admin.register(ModelEntry)
-class ModelEntryAdmin(AuditedModelAdmin):
-    """Edits and deletions are audited (who, when, the fields changed and why)."""
+class ModelEntryAdmin(PublishedModelAdmin):
+    """Edits and deletions are audited (who, when, the fields changed and why); hidden, flagged and params show on
+    the leaderboard and model pages."""
 
     list_display = ("hub_id", "params", "size_class", "model_type", "license", "flagged", "hidden")
     list_filter = ("model_type", "flagged", "hidden")
     search_fields = ("hub_id",)
     actions = [action_with_reason("flag_model", "Flag", _flag)]
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        results_changed()  # hidden, flagged and params show on the leaderboard and model pages
-
-    def delete_model(self, request, obj):
-        super().delete_model(request, obj)
-        results_changed()
-
-    def delete_queryset(self, request, queryset):
-        super().delete_queryset(request, queryset)
-        results_changed()
 
 
 @admin.register(CustomCodeAllowance)

@@ -1,23 +1,19 @@
-"""Submission endpoints: thin views over services and presenters."""
+"""Submission endpoints: thin views over services and the output serializer; a refusal (SubmissionError) is
+answered by the exception handler (core/api.py)."""
 from django.conf import settings
-from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
-from rest_framework.views import APIView
 
-from . import presenters, selectors, services, uploads
-from .errors import SubmissionError
-from .models import Submission
+from leaderboard.core.api import BaseApi
+from leaderboard.hub.ids import model_ref
+
+from . import selectors, services, uploads
 from .serializers import (ErrorSerializer, PredictionUploadInputSerializer, SubmissionInputSerializer,
                           SubmissionOutputSerializer)
-
-
-def error_response(exc: SubmissionError):
-    return Response(exc.as_dict(), status=exc.status)
 
 
 class SubmissionPostThrottle(ScopedRateThrottle):
@@ -53,12 +49,12 @@ class SubmissionThrottling:
         raise Throttled(wait)
 
 
-class SubmissionListCreateApi(SubmissionThrottling, APIView):
+class SubmissionListCreateApi(SubmissionThrottling, BaseApi):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(responses=SubmissionOutputSerializer(many=True))
     def get(self, request):
-        return Response([presenters.submission_status(s) for s in selectors.submissions_of(user=request.user)])
+        return Response(SubmissionOutputSerializer(selectors.submissions_of(user=request.user), many=True).data)
 
     @extend_schema(request=SubmissionInputSerializer,
                    responses={201: SubmissionOutputSerializer, 400: ErrorSerializer, 409: ErrorSerializer,
@@ -66,33 +62,22 @@ class SubmissionListCreateApi(SubmissionThrottling, APIView):
     def post(self, request):
         data = SubmissionInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            submission = services.submission_create(user=request.user, **data.validated_data)
-        except SubmissionError as exc:
-            return error_response(exc)
-        return Response(presenters.submission_status(submission), status=status.HTTP_201_CREATED)
+        fields = dict(data.validated_data)
+        ref = model_ref(fields.pop("hub_id"), fields.pop("revision"))  # the one check of the typed id
+        submission = services.submission_create(user=request.user, ref=ref, **fields)
+        return Response(SubmissionOutputSerializer(submission).data, status=status.HTTP_201_CREATED)
 
 
-class SubmissionDetailApi(APIView):
+class SubmissionDetailApi(BaseApi):
     """Status of one submission: anyone may read it (no sealed content is in it)."""
 
     @extend_schema(responses=SubmissionOutputSerializer)
     def get(self, request, pk):
-        submission = get_object_or_404(Submission.objects.select_related("model"), pk=pk, hidden=False)
-        return Response(presenters.submission_status(submission))
+        submission = selectors.public_submission_or_404(pk=pk)
+        return Response(SubmissionOutputSerializer(submission).data)
 
 
-class UploadTooLarge(exceptions.APIException):
-    """413 in the shape of the other refusals, raised before the request body is read."""
-
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-
-    def __init__(self, error: SubmissionError):
-        super().__init__()
-        self.detail = error.as_dict()
-
-
-class PredictionUploadApi(SubmissionThrottling, APIView):
+class PredictionUploadApi(SubmissionThrottling, BaseApi):
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser, FormParser, JSONParser]
 
@@ -101,7 +86,7 @@ class PredictionUploadApi(SubmissionThrottling, APIView):
         if request.method == "POST":
             refusal = uploads.request_too_large(request.META.get("CONTENT_LENGTH"))
             if refusal is not None:
-                raise UploadTooLarge(refusal)
+                raise refusal
         super().initial(request, *args, **kwargs)
 
     @extend_schema(request={"multipart/form-data": PredictionUploadInputSerializer},
@@ -114,9 +99,7 @@ class PredictionUploadApi(SubmissionThrottling, APIView):
         data = PredictionUploadInputSerializer(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        try:  # the file is read in bounded pieces there, after its declared size is checked
-            submission = uploads.predictions_submit(user=request.user, name=v["name"], benchmark_slug=v["benchmark"],
-                                                    split=v["split"], data=v["file"], filename=v["file"].name)
-        except SubmissionError as exc:
-            return error_response(exc)
-        return Response(presenters.submission_status(submission), status=status.HTTP_201_CREATED)
+        # the file is read in bounded pieces there, after its declared size is checked
+        submission = uploads.predictions_submit(user=request.user, name=v["name"], benchmark_slug=v["benchmark"],
+                                                split=v["split"], data=v["file"], filename=v["file"].name)
+        return Response(SubmissionOutputSerializer(submission).data, status=status.HTTP_201_CREATED)

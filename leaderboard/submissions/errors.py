@@ -1,18 +1,12 @@
-"""Refusals of a submission, each mapped to an HTTP status by the API."""
+"""Refusals of a submission: DomainErrors, answered by the API's exception handler with their status."""
+from leaderboard.core.errors import DomainError
 
 
-class SubmissionError(Exception):
-    status = 400
-    code = "INVALID"
+class SubmissionError(DomainError):
+    """Raised message first, as the submission code always has: SubmissionError(message, hint=, code=, **extra)."""
 
     def __init__(self, message, *, hint="", code=None, **extra):
-        super().__init__(message)
-        self.message, self.hint, self.extra = message, hint, extra
-        if code:
-            self.code = code
-
-    def as_dict(self):
-        return {"code": self.code, "detail": self.message, "hint": self.hint, **self.extra}
+        super().__init__(code, message, hint, **extra)
 
 
 class DuplicateSubmission(SubmissionError):

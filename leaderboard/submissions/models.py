@@ -4,6 +4,8 @@ from django.db import models
 from django.db.models import Q
 from django.db.models.functions import Lower
 
+from leaderboard.hub.precisions import PRECISIONS
+
 
 class ModelType(models.TextChoices):
     PRETRAINED = "pretrained"
@@ -11,15 +13,10 @@ class ModelType(models.TextChoices):
     REASONING = "reasoning"
 
 
-class Precision(models.TextChoices):
-    BFLOAT16 = "bfloat16"
-    FLOAT16 = "float16"
-    FP8 = "fp8"
-    INT8 = "int8"
-    GPTQ_8BIT = "gptq-8bit"
-    GPTQ_4BIT = "gptq-4bit"
-    AWQ_4BIT = "awq-4bit"
-    BNB_4BIT = "bnb-4bit"
+# The hub checks' precision catalogue as choices, one member per entry (BFLOAT16 = "bfloat16", GPTQ_4BIT =
+# "gptq-4bit", ...): the labels Django derives from the member names are those the field always had.
+Precision = models.TextChoices(
+    "Precision", [(name.upper().replace("-", "_"), name) for name in PRECISIONS], module=__name__)
 
 
 def size_class(params: int | None) -> str | None:

@@ -14,33 +14,43 @@ from __future__ import annotations
 import csv
 import io
 from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from leaderboard.core.csv import formula_lead
+from leaderboard.core.errors import DomainError
 
 HEADER = ("question_id", "predicted_answer")
 MAX_UPLOAD_BYTES = 5_000_000  # the library default; the site's limit is settings.PREDICTIONS_UPLOAD_MAX_BYTES
 READ_CHUNK = 64 * 1024
-FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 SHOW_IDS = 5  # ids listed per summary ("e.g. ...")
 SHOW_ROWS = 10  # rows listed per kind of row problem, then "... and N more"
+TOO_LARGE_HINT = "a predictions file has one short row per question of the open split; nothing was stored"
 
 
-class UploadError(ValueError):
+class UploadError(DomainError, ValueError):
     """The upload was refused; ``problems`` lists every reason, ``str(error)`` is a readable message."""
 
-    def __init__(self, problems: list[str], *, filename: str = "upload.csv"):
+    code = "UPLOAD_INVALID"
+
+    def __init__(self, problems: list[str], *, filename: str = "upload.csv",
+                 hint: str = "fix the file and upload it again; nothing was stored", **extra):
         self.problems, self.filename = list(problems), filename
         count = len(self.problems)
         message = (f"{filename} was refused ({count} problem{'s' if count != 1 else ''}):\n"
                    + "\n".join(f"- {problem}" for problem in self.problems))
-        super().__init__(message)
-        self.message = message
+        super().__init__(None, message, hint, **extra)
 
 
 class UploadTooLarge(UploadError):
     """The file is over the size limit; ``size`` is its size, or the bytes read before stopping (a lower bound)."""
 
+    code = "UPLOAD_TOO_LARGE"
+    status = 413
+
     def __init__(self, *, size: int, max_bytes: int, filename: str = "upload.csv", at_least: bool = False):
         self.size, self.max_bytes = size, max_bytes
-        super().__init__([too_large(size, max_bytes, at_least=at_least)], filename=filename)
+        super().__init__([too_large(size, max_bytes, at_least=at_least)], filename=filename, hint=TOO_LARGE_HINT,
+                         max_bytes=max_bytes)
 
 
 def too_large(size: int, max_bytes: int, *, at_least: bool = False) -> str:
@@ -93,16 +103,11 @@ def _capped(lines: list[str], more: str) -> list[str]:
 
 def _formula_prefix(cell: str) -> str | None:
     """The dangerous first character of a cell (also after leading spaces), or None."""
-    if cell[:1] in FORMULA_PREFIXES:
-        return cell[:1]
-    stripped = cell.lstrip(" ")
-    return stripped[:1] if stripped[:1] in FORMULA_PREFIXES else None
+    return formula_lead(cell) or formula_lead(cell.lstrip(" "))
 
 
-def _file_problem(data: bytes, max_bytes: int) -> str | None:
-    """Problems that stop reading at once: size, emptiness, binary formats, encoding."""
-    if len(data) > max_bytes:
-        return too_large(len(data), max_bytes)
+def _file_problem(data: bytes) -> str | None:
+    """Problems that stop reading at once: emptiness, binary formats, encoding."""
     body = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     if not body.strip():
         return f"the file is empty; it needs the header {','.join(HEADER)} and one row per question"
@@ -150,26 +155,11 @@ def _header_problems(header: list[str], questions: Mapping[str, int]) -> list[st
     return problems
 
 
-def parse_predictions_csv(data: bytes, *, questions: Mapping[str, int], filename: str = "upload.csv",
-                          max_bytes: int = MAX_UPLOAD_BYTES) -> dict[str, str]:
-    """``{question uid: upper-case letter}`` for an uploaded predictions CSV, or ``UploadError``.
-
-    ``questions`` maps every question id of the open split to its number of options (4 -> A-D). Every id
-    must appear exactly once, with a letter among that question's options. Cells that start with '=', '+',
-    '-', '@', a tab or a carriage return (also after spaces) are refused: they are spreadsheet formulas.
-    """
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        raise TypeError(f"data must be bytes, not {type(data).__name__}")
-    data = bytes(data)
-    stop = _file_problem(data, max_bytes)
-    if stop:
-        raise UploadError([stop], filename=filename)
-    text = data.decode("utf-8-sig")
-
-    problems: list[str] = []
+def _csv_rows(text: str) -> tuple[list[tuple[int, list[str]]], list[str], bool]:
+    """The non-blank rows, each with its row number; the problem of a CSV syntax error, and whether there was one
+    (the rows after it are unknown, so nothing is "missing")."""
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     rows: list[tuple[int, list[str]]] = []
-    broken = False  # a CSV syntax error: the rows after it are unknown, so nothing is "missing"
     try:
         while True:
             start = reader.line_num + 1  # rows are numbered by their first line (a quoted cell may span lines)
@@ -179,72 +169,78 @@ def parse_predictions_csv(data: bytes, *, questions: Mapping[str, int], filename
             if any(cell.strip() for cell in row):
                 rows.append((start, row))
     except csv.Error as exc:
-        broken = True
-        problems.append(f"row {reader.line_num}: the CSV cannot be read from here on ({exc}); check the quotes "
-                        "of this row (rows after it were not checked)")
-    if not rows:
-        raise UploadError(problems or [f"the file has no rows; it needs the header {','.join(HEADER)}"],
-                          filename=filename)
+        return rows, [f"row {reader.line_num}: the CSV cannot be read from here on ({exc}); check the quotes "
+                      "of this row (rows after it were not checked)"], True
+    return rows, [], False
 
-    (_, header), body = rows[0], rows[1:]
-    formulas = [f"row 1, column {number}: the header cell starts with {prefix!r}; the header must be "
-                f"{','.join(HEADER)}"
-                for number, cell in enumerate(header, 1) if (prefix := _formula_prefix(cell))]
-    header_problems = _header_problems(header, questions)
-    problems[:0] = header_problems
-    names = [cell.strip().lower() for cell in header]
-    if any(name not in names for name in HEADER) or any(names.count(name) > 1 for name in HEADER):
-        raise UploadError(problems + formulas, filename=filename)  # rows cannot be read without their columns
-    id_col, answer_col = names.index("question_id"), names.index("predicted_answer")
-    if not body and not broken:
-        problems.append(f"the file has a header but no prediction rows; it needs one row for each of the "
-                        f"{len(questions)} questions")
 
-    predictions: dict[str, str] = {}
-    first_row: dict[str, int] = {}
-    duplicates: dict[str, list[int]] = {}
-    unknown: list[tuple[int, str]] = []
-    bad_letters, widths, empty_ids = [], [], []
-    for number, row in body:
-        if len(row) != len(header):
-            widths.append(f"row {number} has {len(row)} cell{'s' if len(row) != 1 else ''}, the header has "
-                          f"{len(header)}; each row is question_id,predicted_answer")
-            continue
-        flagged = set()
-        for index, (column, cell) in enumerate(zip(header, row)):
-            prefix = _formula_prefix(cell)
-            if prefix:
-                flagged.add(index)
-                formulas.append(f"row {number}, column {column.strip()!r}: the cell starts with {prefix!r}; cells "
-                                "starting with =, +, -, @, a tab or a carriage return are refused (spreadsheet "
-                                "formulas): remove that character")
-        if id_col in flagged:
-            continue
-        uid, raw = row[id_col].strip(), row[answer_col].strip()
-        if not uid:
-            empty_ids.append(f"row {number}: the question_id is empty")
-            continue
-        if uid in first_row:
-            duplicates.setdefault(uid, [first_row[uid]]).append(number)
-            continue
-        first_row[uid] = number
-        if uid not in questions:
-            unknown.append((number, uid))
-            continue
-        if answer_col in flagged:
-            continue
-        allowed = _letters(questions[uid])
-        letter = raw.upper()
-        if len(letter) != 1 or letter not in allowed:
-            shown = repr(raw) if raw else "an empty answer"
-            bad_letters.append(f"row {number}, question_id {uid!r}: {shown} is not an option of this question; "
-                               f"use one letter {_span(allowed)}")
-            continue
-        predictions[uid] = letter
+@dataclass
+class _Findings:
+    """What the prediction rows held: the predictions, and each kind of problem in row order."""
 
-    problems += _capped(widths, "rows with the wrong number of cells")
-    problems += _capped(formulas, "cells that look like formulas")
-    problems += _capped(empty_ids, "rows with an empty question_id")
+    formulas: list[str]
+    predictions: dict[str, str] = field(default_factory=dict)
+    first_row: dict[str, int] = field(default_factory=dict)
+    duplicates: dict[str, list[int]] = field(default_factory=dict)
+    unknown: list[tuple[int, str]] = field(default_factory=list)
+    bad_letters: list[str] = field(default_factory=list)
+    widths: list[str] = field(default_factory=list)
+    empty_ids: list[str] = field(default_factory=list)
+
+
+def _formula_cells(number: int, header: list[str], row: list[str], found: _Findings) -> set[int]:
+    """The indexes of the row's cells that look like formulas (each one reported)."""
+    flagged = set()
+    for index, (column, cell) in enumerate(zip(header, row)):
+        prefix = _formula_prefix(cell)
+        if prefix:
+            flagged.add(index)
+            found.formulas.append(f"row {number}, column {column.strip()!r}: the cell starts with {prefix!r}; cells "
+                                  "starting with =, +, -, @, a tab or a carriage return are refused (spreadsheet "
+                                  "formulas): remove that character")
+    return flagged
+
+
+def _check_row(number: int, row: list[str], header: list[str], columns: tuple[int, int],
+               questions: Mapping[str, int], found: _Findings) -> None:
+    """One prediction row: its prediction, or the first problem that stops it."""
+    id_col, answer_col = columns
+    if len(row) != len(header):
+        found.widths.append(f"row {number} has {len(row)} cell{'s' if len(row) != 1 else ''}, the header has "
+                            f"{len(header)}; each row is question_id,predicted_answer")
+        return
+    flagged = _formula_cells(number, header, row, found)
+    if id_col in flagged:
+        return
+    uid, raw = row[id_col].strip(), row[answer_col].strip()
+    if not uid:
+        found.empty_ids.append(f"row {number}: the question_id is empty")
+        return
+    if uid in found.first_row:
+        found.duplicates.setdefault(uid, [found.first_row[uid]]).append(number)
+        return
+    found.first_row[uid] = number
+    if uid not in questions:
+        found.unknown.append((number, uid))
+        return
+    if answer_col in flagged:
+        return
+    allowed = _letters(questions[uid])
+    letter = raw.upper()
+    if len(letter) != 1 or letter not in allowed:
+        shown = repr(raw) if raw else "an empty answer"
+        found.bad_letters.append(f"row {number}, question_id {uid!r}: {shown} is not an option of this question; "
+                                 f"use one letter {_span(allowed)}")
+        return
+    found.predictions[uid] = letter
+
+
+def _row_problems(found: _Findings, questions: Mapping[str, int], *, complete: bool) -> list[str]:
+    """The problems of the prediction rows, summarised; complete: every row was read, so absent ids are missing."""
+    problems = _capped(found.widths, "rows with the wrong number of cells")
+    problems += _capped(found.formulas, "cells that look like formulas")
+    problems += _capped(found.empty_ids, "rows with an empty question_id")
+    unknown, duplicates = found.unknown, found.duplicates
     if unknown:
         shown = ", ".join(f"row {number} {uid!r}" for number, uid in unknown[:SHOW_IDS])
         problems.append(f"{len(unknown)} question_id{'s are' if len(unknown) > 1 else ' is'} not in the open split "
@@ -256,11 +252,50 @@ def parse_predictions_csv(data: bytes, *, questions: Mapping[str, int], filename
         more = f"; and {len(duplicates) - SHOW_IDS} more" if len(duplicates) > SHOW_IDS else ""
         problems.append(f"{len(duplicates)} question_id{'s appear' if len(duplicates) > 1 else ' appears'} more "
                         f"than once ({shown}{more}); keep exactly one row per question")
-    problems += _capped(bad_letters, "rows whose answer is not one of the question's options")
-    missing = [uid for uid in questions if uid not in first_row]
-    if missing and body and not broken:
+    problems += _capped(found.bad_letters, "rows whose answer is not one of the question's options")
+    missing = [uid for uid in questions if uid not in found.first_row]
+    if missing and complete:
         problems.append(f"{len(missing)} of the {len(questions)} questions of the open split have no row "
                         f"(e.g. {_quote_list(missing)}); every question needs exactly one predicted answer")
+    return problems
+
+
+def parse_predictions_csv(data: bytes, *, questions: Mapping[str, int], filename: str = "upload.csv",
+                          max_bytes: int = MAX_UPLOAD_BYTES) -> dict[str, str]:
+    """``{question uid: upper-case letter}`` for an uploaded predictions CSV, or ``UploadError``.
+
+    ``questions`` maps every question id of the open split to its number of options (4 -> A-D). Every id
+    must appear exactly once, with a letter among that question's options. Cells that start with '=', '+',
+    '-', '@', a tab or a carriage return (also after spaces) are refused: they are spreadsheet formulas.
+    """
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, not {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > max_bytes:  # the one size refusal, read_upload's: 413 UPLOAD_TOO_LARGE
+        raise UploadTooLarge(size=len(data), max_bytes=max_bytes, filename=filename)
+    stop = _file_problem(data)
+    if stop:
+        raise UploadError([stop], filename=filename)
+    rows, problems, broken = _csv_rows(data.decode("utf-8-sig"))
+    if not rows:
+        raise UploadError(problems or [f"the file has no rows; it needs the header {','.join(HEADER)}"],
+                          filename=filename)
+
+    (_, header), body = rows[0], rows[1:]
+    found = _Findings(formulas=[f"row 1, column {number}: the header cell starts with {prefix!r}; the header must "
+                                f"be {','.join(HEADER)}"
+                                for number, cell in enumerate(header, 1) if (prefix := _formula_prefix(cell))])
+    problems[:0] = _header_problems(header, questions)
+    names = [cell.strip().lower() for cell in header]
+    if any(name not in names for name in HEADER) or any(names.count(name) > 1 for name in HEADER):
+        raise UploadError(problems + found.formulas, filename=filename)  # rows cannot be read without their columns
+    columns = names.index("question_id"), names.index("predicted_answer")
+    if not body and not broken:
+        problems.append(f"the file has a header but no prediction rows; it needs one row for each of the "
+                        f"{len(questions)} questions")
+    for number, row in body:
+        _check_row(number, row, header, columns, questions, found)
+    problems += _row_problems(found, questions, complete=bool(body) and not broken)
     if problems:
         raise UploadError(problems, filename=filename)
-    return predictions
+    return found.predictions

@@ -4,9 +4,12 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
-from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, RunStatus
+from leaderboard.evaluations import eta
+from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, PredictionChunk, RunStatus
 
 from .models import ModelEntry, NamespaceGrant, Submission
 
@@ -45,6 +48,25 @@ def owns_namespace(user, namespace: str) -> bool:
 def model_entry_get(*, hub_id: str):
     """The model entry of a hub id, compared case-insensitively (``DEMO/x`` is ``demo/x``), or None."""
     return ModelEntry.objects.filter(hub_id__iexact=hub_id).first()
+
+
+def model_hidden(*, hub_id: str) -> bool:
+    """Whether an admin hid the model: public pages and APIs then treat it as absent."""
+    return ModelEntry.objects.filter(hub_id__iexact=hub_id, hidden=True).exists()
+
+
+def public_model_or_404(*, hub_id: str):
+    """The model entry of a hub id for a public page or API, or None when there is none (the caller decides whether
+    its results alone make the model known); Http404 for a model an admin hid."""
+    model = model_entry_get(hub_id=hub_id)
+    if model is not None and model.hidden:
+        raise Http404(f"No model {hub_id!r}.")
+    return model
+
+
+def public_submission_or_404(*, pk: int) -> Submission:
+    """A submission for its public status page and API; Http404 for one an admin hid."""
+    return get_object_or_404(Submission.objects.select_related("model"), pk=pk, hidden=False)
 
 
 def quota_used(*, since, user=None, namespace=None):
@@ -98,8 +120,6 @@ def run_eta_seconds(*, run: EvaluationRun) -> float | None:
     """Seconds until the run ends, None when there is nothing to time it by (evaluations/eta.py: it scales with
     the model's size and the run's predictions, so with its answer orders). A queued run waits for the work
     ahead of it in its queue, shared among the runs under way there, then takes its own time."""
-    from leaderboard.evaluations import eta
-
     if run.status in TERMINAL_STATUSES:
         return None
     pace, now = eta.queue_pace(run.queue), timezone.now()
@@ -116,8 +136,6 @@ def run_eta_seconds(*, run: EvaluationRun) -> float | None:
 
 
 def run_progress(*, run: EvaluationRun) -> dict:
-    from leaderboard.evaluations.models import PredictionChunk
-
     position = run_queue_position(run=run)
     chunk_size = run.chunk_size
     return {

@@ -1,6 +1,18 @@
+"""The submissions API's input and output: a submission and its runs as the author sees them (the status page
+reads the same output)."""
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from leaderboard.benchmarks.models import SEALED_SPLITS
+from leaderboard.evaluations.display import public_summary
+from leaderboard.evaluations.models import RunStatus
+
+from . import selectors
 from .models import ModelType, Precision
+
+WITHHELD_NOTE = ("not published: the Ladder rule publishes a later sealed test figure of a model only when its "
+                 "paired gain over the model's best published one is significant, and each account has a budget "
+                 "of published figures per window, so this test score stays sealed")
 
 
 class SubmissionInputSerializer(serializers.Serializer):
@@ -44,20 +56,70 @@ class RunStatusSerializer(serializers.Serializer):
     accuracy_change = serializers.FloatField(allow_null=True, help_text="points versus the run it repeats")
     failure = FailureSerializer(allow_null=True)
 
+    def to_representation(self, run):
+        failure = None
+        if run.status in (RunStatus.FAILED, RunStatus.CANCELLED) or (run.failure_code
+                                                                      and run.status == RunStatus.QUEUED):
+            failure = {"code": run.failure_code or run.status.upper(), "reason": run.failure_reason,
+                       "log_excerpt": run.log_excerpt}
+        withheld = _withheld(run)
+        previous = run.rerun_of
+        accuracy = None if withheld else _accuracy(run)
+        return super().to_representation({
+            "id": run.pk, "benchmark": run.benchmark_version.benchmark.slug, "split": run.split,
+            "variants": run.variants, "status": run.status, "attempts": run.attempts,
+            **selectors.run_progress(run=run), "accuracy": accuracy, "rerun_of": previous.pk if previous else None,
+            "accuracy_change": _change(run, accuracy, previous), "accuracy_note": WITHHELD_NOTE if withheld else "",
+            "failure": failure})
+
+
+def _change(run, accuracy, previous):
+    """Points versus the run it repeats, when both figures are published."""
+    before = None if previous is None or _withheld(previous) else _accuracy(previous)
+    if accuracy is None or before is None:
+        return None
+    if run.split in SEALED_SPLITS:  # the difference of the two published figures, nothing finer
+        return round(accuracy - before, 1)
+    # open splits: from the unrounded fractions, so display rounding does not skew it
+    return round(100 * (run.summary["overall"]["accuracy"] - previous.summary["overall"]["accuracy"]), 1)
+
+
+def _withheld(run) -> bool:
+    if run.split not in SEALED_SPLITS:
+        return False
+    from leaderboard.contamination.ladder import withheld_test_runs
+
+    return withheld_test_runs().filter(candidate_run_id=run.pk).exists()
+
+
+def _accuracy(run):
+    if run.status == RunStatus.SUCCEEDED and run.summary:
+        return public_summary(split=run.split, summary=run.summary)["accuracy"]
+    return None
+
 
 class SubmissionOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
-    hub_id = serializers.CharField()
+    hub_id = serializers.CharField(source="model.hub_id")
     revision = serializers.CharField()
     revision_sha = serializers.CharField()
     precision = serializers.CharField()
     model_type = serializers.CharField()
     use_chat_template = serializers.BooleanField()
     benchmarks = serializers.ListField(child=serializers.CharField())
-    status = serializers.CharField()
+    status = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
-    runs = RunStatusSerializer(many=True)
+    runs = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField())
+    def get_status(self, submission) -> str:
+        return selectors.submission_status(submission=submission)
+
+    @extend_schema_field(RunStatusSerializer(many=True))
+    def get_runs(self, submission) -> list:
+        runs = submission.runs.select_related("benchmark_version__benchmark", "rerun_of").order_by("pk")
+        return RunStatusSerializer(runs, many=True).data
 
 
 class ErrorSerializer(serializers.Serializer):

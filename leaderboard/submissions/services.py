@@ -1,5 +1,6 @@
 """Writes for submissions: accept a model (hub checks, duplicate and quota rules) and queue its runs."""
 import re
+from dataclasses import replace
 from datetime import timedelta
 
 from django.conf import settings
@@ -12,11 +13,12 @@ from leaderboard.core.leases import serialise
 from leaderboard.evaluations import lifecycle
 from leaderboard.evaluations import services as run_services
 from leaderboard.evaluations.notices import webhook_url_problem
+from leaderboard.hub.checks import check_model
+from leaderboard.hub.ids import ModelRef
+from leaderboard.hub.precisions import precision_named
 
 from . import selectors
 from .errors import DuplicateSubmission, QuotaExceeded, SubmissionError
-from .hub_checks import SubmissionRefused, check_model
-from .hub_ids import HubIdError, validate_hub_id, validate_revision
 from .models import CustomCodeAllowance, ModelEntry, ModelType, Precision, Submission, hub_namespace
 
 CHAT_TEMPLATE_TYPES = (ModelType.INSTRUCT, ModelType.REASONING)
@@ -96,18 +98,12 @@ def _check_backend_runs(precision: str) -> None:
             code="PRECISION_UNSUPPORTED") from None
 
 
-def submission_create(*, user, hub_id: str, revision: str = "main", precision: str = Precision.BFLOAT16,
+def submission_create(*, user, ref: ModelRef, precision: str = Precision.BFLOAT16,
                       model_type: str = ModelType.PRETRAINED, use_chat_template: bool | None = None,
                       benchmarks=None, webhook_url: str = "", probe: bool = False) -> Submission:
-    """Check everything, then store the submission and its runs in one transaction and queue them on commit."""
-    try:
-        hub_id = validate_hub_id(hub_id)
-        revision = validate_revision(revision or "main")
-    except HubIdError as exc:
-        raise SubmissionError(str(exc), code="INVALID_ID") from None
-    if precision not in Precision.values:
-        raise SubmissionError(f"unknown precision {precision!r}", hint=f"use one of {', '.join(Precision.values)}",
-                              code="UNKNOWN_PRECISION")
+    """Check everything, then store the submission and its runs in one transaction and queue them on commit.
+    ``ref``: the hub id and revision as validated where they were typed in (``hub.ids.model_ref``)."""
+    precision_named(precision)
     _check_backend_runs(precision)
     if model_type not in ModelType.values:
         raise SubmissionError(f"unknown model type {model_type!r}", hint=f"use one of {', '.join(ModelType.values)}",
@@ -122,7 +118,8 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
     # Quota and duplicates first: a refused submission must not spend the shared hub token. These reads take
     # no lock (the hub is asked outside any transaction: network calls hold no locks); the same checks run
     # again under the lock below, where a concurrent submission cannot slip between check and insert.
-    hub_id = stored_spelling(hub_id)
+    ref = replace(ref, hub_id=stored_spelling(ref.hub_id))
+    hub_id, revision = ref.hub_id, ref.revision
     namespace = hub_namespace(hub_id)
     if SHA_RE.fullmatch(revision):  # a pinned sha: a duplicate is known before the hub resolves anything
         _duplicate_check(model=selectors.model_entry_get(hub_id=hub_id), revision_sha=revision,
@@ -132,11 +129,8 @@ def submission_create(*, user, hub_id: str, revision: str = "main", precision: s
 
     allowed = frozenset(CustomCodeAllowance.objects.filter(hub_id__iexact=hub_id)
                         .values_list("revision_sha", flat=True))
-    try:
-        facts = check_model(hub_id, revision, precision=precision, allow_custom_code_revisions=allowed,
-                            max_params_16bit=settings.SUBMISSION_MAX_PARAMS_16BIT)
-    except SubmissionRefused as exc:
-        raise SubmissionError(exc.message, hint=exc.hint, code=exc.code) from None
+    facts = check_model(ref, precision=precision, allow_custom_code_revisions=allowed,
+                        max_params_16bit=settings.SUBMISSION_MAX_PARAMS_16BIT)
 
     with transaction.atomic():
         quota_lock(user=user, namespace=namespace)

@@ -18,17 +18,17 @@ from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import SEALED_SPLITS
 from leaderboard.evaluations import services as run_services
 from leaderboard.evaluations.models import UPLOAD_BACKEND, EvaluationRun, PredictionChunk, RunStatus
+from leaderboard.hub.ids import validate_hub_id
+from leaderboard.scoring.services import run_score
 
 from . import selectors
 from .errors import NotNamespaceOwner, SubmissionError
-from .hub_ids import HubIdError, validate_hub_id
 from .models import Submission, SubmissionKind, hub_namespace
-from .predictions_upload import UploadError, UploadTooLarge, parse_predictions_csv, read_upload
+from .predictions_upload import TOO_LARGE_HINT, parse_predictions_csv, read_upload
 from .services import model_entry_for, quota_check, quota_lock, stored_spelling
 
 CHUNK = 256
 FORM_ALLOWANCE = 64 * 1024  # bytes of a multipart request beyond the file: boundaries, headers, the other fields
-TOO_LARGE_HINT = "a predictions file has one short row per question of the open split; nothing was stored"
 
 
 class UploadTooLargeError(SubmissionError):
@@ -61,19 +61,13 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
     pieces, refused over the size limit) or bytes. All or nothing: a refusal stores nothing."""
     limit = max_upload_bytes()
     filename = filename or getattr(data, "name", None) or "upload.csv"
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        try:
-            data = read_upload(data, max_bytes=limit, filename=filename)
-        except UploadTooLarge as exc:
-            raise UploadTooLargeError(str(exc), hint=TOO_LARGE_HINT, max_bytes=limit) from None
+    if not isinstance(data, (bytes, bytearray, memoryview)):  # UploadTooLarge: 413 UPLOAD_TOO_LARGE
+        data = read_upload(data, max_bytes=limit, filename=filename)
     if split in SEALED_SPLITS:
         raise SubmissionError("the sealed test split cannot be scored from uploaded predictions",
                               hint="upload validation-split predictions; test results come from our runs only",
                               code="SEALED_SPLIT")
-    try:
-        name = validate_hub_id(name)
-    except HubIdError as exc:
-        raise SubmissionError(str(exc), code="INVALID_ID") from None
+    name = validate_hub_id(name)  # HubIdError: 400 INVALID_ID
     namespace = hub_namespace(name)
     if not selectors.owns_namespace(user, namespace):
         raise NotNamespaceOwner(
@@ -88,12 +82,8 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
         raise SubmissionError(f"benchmark {benchmark_slug!r} has no {split} split", code="BENCHMARK")
     questions = list(version.questions.filter(split=split).order_by("position")
                      .values_list("uid", "options", "topic__hub_field"))
-    try:
-        predicted = parse_predictions_csv(data, questions={uid: len(opts) for uid, opts, _ in questions},
-                                          filename=filename, max_bytes=limit)
-    except UploadError as exc:
-        raise SubmissionError(str(exc), hint="fix the file and upload it again; nothing was stored",
-                              code="UPLOAD_INVALID") from None
+    predicted = parse_predictions_csv(data, questions={uid: len(opts) for uid, opts, _ in questions},
+                                      filename=filename, max_bytes=limit)  # UploadError: 400 UPLOAD_INVALID or 413
 
     rows = [{"question_id": uid, "variant": "original", "topic": topic, "predicted": predicted[uid],
              "predicted_original": predicted[uid]} for uid, _, topic in questions]
@@ -110,5 +100,5 @@ def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data
         PredictionChunk.objects.bulk_create([PredictionChunk(run=run, index=i, rows=rows[i * CHUNK:(i + 1) * CHUNK])
                                              for i in range(-(-len(rows) // CHUNK))])
         run.refresh_from_db()
-        run_services.run_score(run=run)
+        run_score(run=run)
     return submission

@@ -7,6 +7,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from leaderboard.benchmarks.models import Benchmark, Question, Topic
+from tests.support.refusals import refusal_of
 
 pytestmark = pytest.mark.django_db
 
@@ -55,12 +56,22 @@ def test_it_handles_bad_input(tmp_path, snapshot):
     dup = tmp_path / "dup.csv"
     dup.write_text("topic\nLaw\nLaw\n")
     before = snapshot()
-    with pytest.raises(CommandError, match="no 'topic' column"):
-        call_command("create_benchmark", "--slug", "x", "--taxonomy", str(bad))
-    with pytest.raises(CommandError, match="appears twice"):
-        call_command("create_benchmark", "--slug", "x", "--taxonomy", str(dup))
-    with pytest.raises(CommandError, match="not a slug"):
-        call_command("create_benchmark", "--slug", "Not A Slug", "--taxonomy", str(taxonomy))
-    with pytest.raises(CommandError, match="different taxonomy"):
-        call_command("create_benchmark", "--slug", "mobile-mmlu", "--taxonomy", str(taxonomy))
+
+    def refused(*args):
+        """The one problem of a refused create_benchmark."""
+        with pytest.raises(CommandError) as info:
+            call_command("create_benchmark", *args)
+        refusal = refusal_of(info.value)
+        assert refusal.code == "IMPORT_REFUSED" and info.value.returncode == 2
+        (problem,) = refusal.problems
+        return problem
+
+    no_column = refused("--slug", "x", "--taxonomy", str(bad))
+    assert (no_column.file, no_column.row) == (str(bad), 1) and "'topic'" in no_column.message
+    twice = refused("--slug", "x", "--taxonomy", str(dup))
+    assert twice.file == str(dup) and "'Law'" in twice.message
+    not_slug = refused("--slug", "Not A Slug", "--taxonomy", str(taxonomy))
+    assert not_slug.file == "--slug" and "'Not A Slug'" in not_slug.message and "'not-a-slug'" in not_slug.hint
+    taken = refused("--slug", "mobile-mmlu", "--taxonomy", str(taxonomy))
+    assert taken.file == "--slug" and "'mobile-mmlu'" in taken.message
     assert snapshot() == before

@@ -12,6 +12,7 @@ from django.db import connection
 from leaderboard.benchmarks.crypto import decrypt_answer
 from leaderboard.benchmarks.models import BenchmarkVersion, Question
 from leaderboard.evaluations.models import EvaluationRun
+from tests.support.refusals import refusal_of
 from tests.support.questions import (
     make_questions, write_answer_key, write_csv, write_hub_folder, write_jsonl, write_parquet,
 )
@@ -33,7 +34,8 @@ def assert_refused(snapshot, args, *fragments):
     with pytest.raises(CommandError) as info:
         run_import(*args)
     assert snapshot() == before, "a refused import changed the database"
-    message = str(info.value)
+    assert refusal_of(info.value).code == "IMPORT_REFUSED" and info.value.returncode == 2
+    message = str(info.value)  # the problems' wording is the point here: each names its place and its fix
     for fragment in fragments:
         assert fragment in message, f"{fragment!r} not in:\n{message}"
     assert info.value.returncode == 2
@@ -226,9 +228,12 @@ def test_it_handles_sealed_flag_mismatches(tmp_path, snapshot, rows):
 
 def test_it_handles_an_unknown_benchmark_and_missing_path(tmp_path, snapshot, rows):
     before = snapshot()
-    with pytest.raises(CommandError, match="unknown benchmark 'nope'.*known benchmarks: mobile-mmlu"):
+    with pytest.raises(CommandError) as info:
         call_command("import_benchmark", "--benchmark", "nope", "--path", str(write_csv(tmp_path / "q.csv", rows)),
                      "--split", "dev", verbosity=0)
+    (problem,) = refusal_of(info.value).problems
+    assert refusal_of(info.value).code == "IMPORT_REFUSED" and problem.file == "--benchmark"
+    assert "'nope'" in problem.message and "mobile-mmlu" in problem.hint  # the slug given, the ones known
     assert_refused(snapshot, ["--path", tmp_path / "missing", "--split", "dev"], "no such file or folder")
     assert snapshot() == before
 

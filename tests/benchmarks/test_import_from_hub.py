@@ -5,6 +5,7 @@ from django.core.management import CommandError, call_command
 from leaderboard.benchmarks.models import BenchmarkVersion, Question
 from tests.support.fake_hub import files_from_folder
 from tests.support.questions import make_questions, write_answer_key, write_hub_folder
+from tests.support.refusals import refusal_of
 
 pytestmark = pytest.mark.django_db
 REPO_ID = "invented-org/Mobile-MMLU-fixture"
@@ -45,7 +46,8 @@ def assert_refused(snapshot, args, *fragments):
     with pytest.raises(CommandError) as info:
         run_import(*args)
     assert snapshot() == before, "a refused import changed the database"
-    message = str(info.value)
+    assert refusal_of(info.value).code == "IMPORT_REFUSED" and info.value.returncode == 2
+    message = str(info.value)  # the problems' wording is the point here: each names its place and its fix
     for fragment in fragments:
         assert fragment in message, f"{fragment!r} not in:\n{message}"
     assert info.value.returncode == 2

@@ -9,8 +9,9 @@ import pytest
 from cryptography.fernet import Fernet
 from django.core.management import call_command
 
+from leaderboard.benchmarks.content_hashes import split_content_hash, stored_questions
 from leaderboard.benchmarks.models import BenchmarkVersion
-from leaderboard.benchmarks.services import benchmark_import, split_content_hash, stored_questions
+from leaderboard.benchmarks.services import benchmark_import
 from leaderboard.evaluations.models import EvaluationRun
 from tests.support.questions import make_questions, write_answer_key, write_hub_folder
 

@@ -2,7 +2,6 @@ import pytest
 from django.contrib.auth.models import User
 
 from tests.browser.harness import CHROMIUM, SiteIds, chromium
-from tests.support.fake_hub import files_from_folder
 
 
 @pytest.fixture(scope="module")
@@ -30,23 +29,16 @@ def author(db):
 
 
 @pytest.fixture
-def demo_hub_model(fake_hub, tiny_model_dir):
-    """The tiny demo model published on the fake hub as demo-org/tiny, with a license."""
-    files = files_from_folder(tiny_model_dir)
-    files["README.md"] = b"---\nlicense: apache-2.0\n---\n# tiny\n"
-    return fake_hub.add_repo("demo-org/tiny", repo_type="model", files=files, license="apache-2.0")
-
-
-@pytest.fixture
-def site(demo_loaded, author, demo_hub_model, redis_broker) -> SiteIds:
+def site(demo_loaded, author, hub_model, redis_broker) -> SiteIds:
     """Demo questions, six scored models, an MRScore job and a queued submission; the ids pages need."""
     from leaderboard.benchmarks.models import Topic
     from leaderboard.results.models import ResultAggregate
+    from leaderboard.hub.ids import ModelRef
     from leaderboard.submissions.services import submission_create
     from tests.browser.site_data import MODEL_WITH_EVERYTHING, site_seed
 
     site_seed()
-    submission = submission_create(user=author, hub_id="demo-org/tiny")
+    submission = submission_create(user=author, ref=ModelRef("demo-org/tiny"))
     topic_key = (ResultAggregate.objects.filter(result__hub_id=MODEL_WITH_EVERYTHING, level="topic")
                  .order_by("key").values_list("key", flat=True).first())
     topic = Topic.objects.get(benchmark__slug="mobile-mmlu", slug=topic_key)

@@ -95,7 +95,7 @@ def many_models_seed(n_models=1000, *, benchmark="mobile-mmlu", levels=ALL_LEVEL
 
 def _results_changed():
     try:
-        from leaderboard.results.cache import results_changed
+        from leaderboard.core.cache_generation import results_changed
     except ImportError:  # an older tree without the response cache
         return
     results_changed()

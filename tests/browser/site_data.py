@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from leaderboard.benchmarks.models import OPTION_LETTERS, Benchmark
 from leaderboard.evaluations import selectors as run_selectors
-from leaderboard.evaluations import services as run_services
+from leaderboard.scoring import services as scoring
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
 from leaderboard.submissions.models import ModelEntry
 
@@ -69,7 +69,7 @@ def scored_run(version, model: SeedModel, *, split="validation", correct=None, v
         hardware={"gpu": "H100"}, efficiency={"prefill_tokens_per_s": 1000.0, "load_seconds": 3.2},
         progress_done=len(rows), progress_total=len(rows))
     PredictionChunk.objects.create(run=run, index=0, rows=rows)
-    return run_services.run_score(run=run)
+    return scoring.run_score(run=run)
 
 
 def mrscore_job(version):

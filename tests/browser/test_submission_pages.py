@@ -5,7 +5,7 @@ import time
 import pytest
 
 from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun
-from leaderboard.submissions.hub_ids import HubIdError, validate_hub_id
+from leaderboard.hub.ids import HubIdError, validate_hub_id
 from leaderboard.submissions.models import Submission
 from tests.browser.harness import DESKTOP, needs_chromium, new_page, session_cookie_for
 from tests.support.lifecycle import start_worker
@@ -55,7 +55,7 @@ def _bars(page):
 
 
 @pytest.mark.slow
-def test_status_page_progress_bar_advances_during_a_real_run(signed_in_page, demo_loaded, demo_hub_model, redis_broker,
+def test_status_page_progress_bar_advances_during_a_real_run(signed_in_page, demo_loaded, hub_model, redis_broker,
                                                              settings):
     for key, value in FAST.items():
         setattr(settings, key, value)

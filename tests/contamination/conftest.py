@@ -3,7 +3,7 @@ import pytest
 
 from leaderboard.benchmarks.models import OPTION_LETTERS, Benchmark
 from leaderboard.evaluations import selectors as run_selectors
-from leaderboard.evaluations import services
+from leaderboard.scoring import services as scoring
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
 from leaderboard.submissions.models import ModelEntry, Submission
 
@@ -50,6 +50,6 @@ def make_run(version):
             variants=["original"], status=RunStatus.SCORING, dataset_hash=version.split_hashes[split],
             probe=bool(probe_rows), probe_rows=list(probe_rows), submission=submission or None)
         PredictionChunk.objects.create(run=run, index=0, rows=rows)
-        return services.run_score(run=run)
+        return scoring.run_score(run=run)
 
     return make

@@ -31,7 +31,7 @@ from leaderboard.contamination.models import DeltaOffset, DeltaPoint, LadderDeci
 from leaderboard.core.models import AuditRecord
 from leaderboard.evaluations import notices
 from leaderboard.evaluations import selectors as run_selectors
-from leaderboard.evaluations import services
+from leaderboard.scoring import services as scoring
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
 from leaderboard.submissions.models import ModelEntry, Submission
 
@@ -208,7 +208,7 @@ def answers(version, spread):
 @pytest.fixture
 def score(version, answers):
     """score(hub_id, split, count, submission=..., revision=..., precision=...): a run built from constructed
-    predictions and scored by the trusted path (services.run_score), as tests/contamination/conftest.py does;
+    predictions and scored by the trusted path (scoring.run_score), as tests/contamination/conftest.py does;
     score(..., run=an existing run) plays the GPU worker for that run (a re-run) and scores it."""
 
     def run(hub_id, split, count, *, submission=None, revision="a" * 40, precision="bfloat16", run=None):
@@ -225,7 +225,7 @@ def score(version, answers):
             EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.SCORING)
             run.refresh_from_db()
         PredictionChunk.objects.create(run=run, index=0, rows=rows)
-        return services.run_score(run=run)
+        return scoring.run_score(run=run)
 
     return run
 
@@ -472,7 +472,7 @@ def test_a_withheld_run_publishes_nothing_not_even_a_flag(people, adversary_worl
         assert ModelEntry.objects.filter(hub_id__iexact="mallory/cheat").count() == 1
         return context
 
-    seen = {c_w: worlds.observe(lambda: build(c_w), lambda ctx: adversary_crawl(people, ctx))
+    seen = {c_w: worlds.observe(lambda c_w=c_w: build(c_w), lambda ctx: adversary_crawl(people, ctx))
             for c_w in WITHHELD + (400,)}
     assert_indistinguishable({c_w: seen[c_w] for c_w in WITHHELD})
     # A gain would have been published (84 on the test board, a flag on validation): the crawl sees that.
@@ -535,7 +535,7 @@ def test_a_rerun_of_a_withheld_run_does_not_publish_the_withheld_count(people, s
                                          ("adversary", reverse("submission-status", args=[pk])),
                                          ("adversary", reverse("my-submissions"))])
 
-    assert_indistinguishable({c_w: worlds.observe(lambda: build(c_w), crawl) for c_w in WITHHELD})
+    assert_indistinguishable({c_w: worlds.observe(lambda c_w=c_w: build(c_w), crawl) for c_w in WITHHELD})
 
 
 # --- route 4: staff with view-only permissions -------------------------------------------------------------------

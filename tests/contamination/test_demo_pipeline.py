@@ -5,8 +5,10 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from leaderboard.benchmarks.demo import DEMO_MODELS, demo_models_build
+from leaderboard.benchmarks.demo import DEMO_MODELS
+from leaderboard.demo.seed import demo_models_build
 from leaderboard.evaluations.models import EvaluationRun, RunStatus
+from leaderboard.hub.ids import ModelRef
 from leaderboard.submissions.services import submission_create
 from tests.support.fake_hub import files_from_folder
 from tests.support.lifecycle import flush_broker, start_worker, wait_until
@@ -35,7 +37,7 @@ def test_the_memorizer_is_flagged_and_the_random_model_is_not(client, demo_on_hu
     settings.SUBMISSION_VALIDATION_VARIANTS = ["original"]
     user = User.objects.create_user("demo-author")
     flush_broker()
-    submissions = [submission_create(user=user, hub_id=hub_id) for hub_id in demo_on_hub]
+    submissions = [submission_create(user=user, ref=ModelRef(hub_id)) for hub_id in demo_on_hub]
     runs = EvaluationRun.objects.filter(submission__in=submissions)
     assert sorted(runs.values_list("split", flat=True)) == ["test", "test", "validation", "validation"]
 

@@ -14,6 +14,7 @@ import functools
 
 import pytest
 
+from evaluator.statistics import normal_cdf
 from leaderboard.contamination import stats
 
 np = pytest.importorskip("numpy")
@@ -92,7 +93,7 @@ def test_a_board_of_clean_models_expects_at_most_a_tenth_of_a_false_flag():
     assert false_flags.mean() <= 0.1, false_flags.mean()
     # ... and not by luck: z is calibrated (400,000 clean models), so the flag's error rate is the nominal one.
     assert abs(z.mean()) < 0.05 and 0.95 < z.std() < 1.05, (z.mean(), z.std())
-    assert (z < -3).mean() < 1.3 * stats.normal_cdf(-3), (z < -3).mean()  # −z > 3 alone: 0.00135 per model
+    assert (z < -3).mean() < 1.3 * normal_cdf(-3), (z < -3).mean()  # −z > 3 alone: 0.00135 per model
 
 
 def test_a_three_point_gap_is_flagged_on_a_board_of_clean_models():

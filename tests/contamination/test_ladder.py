@@ -67,10 +67,10 @@ def test_each_account_has_a_budget_of_releases_per_window(client, make_run, alic
 
 
 def test_a_rescore_does_not_judge_a_run_twice(make_run, alice):
-    from leaderboard.evaluations import services
+    from leaderboard.scoring import services as scoring
     from leaderboard.evaluations.models import EvaluationRun, RunStatus
 
     result = make_run("alice-org/model", "test", 240, submitter=alice)
     EvaluationRun.objects.filter(pk=result.pk).update(status=RunStatus.SCORING)
-    services.run_score(run=EvaluationRun.objects.get(pk=result.pk))
+    scoring.run_score(run=EvaluationRun.objects.get(pk=result.pk))
     assert LadderDecision.objects.filter(candidate_run_id=result.pk).count() == 1

@@ -236,9 +236,9 @@ def test_the_ladder_rule_decides_which_test_score_is_shown(client, make_run):
     assert len(history) == 2 and kept.candidate_run_id not in [h["run_id"] for h in history]
     # Its author's status view does not give it away either.
     from leaderboard.evaluations.models import EvaluationRun
-    from leaderboard.submissions.presenters import run_status
+    from leaderboard.submissions.serializers import RunStatusSerializer
 
-    status = run_status(EvaluationRun.objects.get(pk=kept.candidate_run_id))
+    status = RunStatusSerializer(EvaluationRun.objects.get(pk=kept.candidate_run_id)).data
     assert status["accuracy"] is None and "Ladder rule" in status["accuracy_note"]
 
 

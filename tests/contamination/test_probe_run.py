@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.evaluations import selectors, services
+from leaderboard.scoring import services as scoring
 from tests.evaluator.test_probe import EchoingMemorizer
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +30,7 @@ def test_a_model_that_memorized_validation_options_shows_in_the_probe(client, ve
         services.run_predict(run=run, backend=backend, measure=False)
         run.refresh_from_db()
         assert len(run.probe_rows) == 480
-        services.run_score(run=run)
+        scoring.run_score(run=run)
     row = client.get(reverse("api-contamination"), {"benchmark": "mobile-mmlu"}).json()["results"][0]
     validation, test = row["probe"]["validation"], row["probe"]["test"]
     assert validation["rate"] > 99 and test["rate"] == 0.0

@@ -8,7 +8,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 from leaderboard.benchmarks.models import BenchmarkVersion, Category, Question, Topic
-from leaderboard.benchmarks.services import split_content_hash, stored_questions
+from leaderboard.benchmarks.content_hashes import split_content_hash, stored_questions
 from leaderboard.core.models import AuditRecord
 from leaderboard.evaluations.models import EvaluationRun
 from leaderboard.submissions.models import ModelEntry

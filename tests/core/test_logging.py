@@ -65,7 +65,7 @@ def test_it_carries_the_run_id_inside_a_run(json_lines):
 
 def test_it_binds_the_run_id_in_the_prediction_task(json_lines, monkeypatch):
     """The GPU task sets the run id before any work, so every line of the run carries it."""
-    from evaluator.tasks import predict_run
+    from leaderboard.evaluations.tasks import predict_run
     from leaderboard.evaluations import runner
 
     def fake_predict(run_id):

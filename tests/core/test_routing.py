@@ -5,9 +5,10 @@ from django.core.exceptions import ImproperlyConfigured
 
 from leaderboard.benchmarks.models import BenchmarkVersion
 from leaderboard.celery import app
-from leaderboard.core.routing import gpu_queue_for_params, gpu_queue_for_run, parse_gpu_queues
+from leaderboard.core.routing import gpu_queue_for_params, parse_gpu_queues
 from leaderboard.evaluations import lifecycle, services
 from leaderboard.evaluations.models import EvaluationRun, RunStatus
+from leaderboard.evaluations.routing import gpu_queue_for_run
 from leaderboard.submissions.models import ModelEntry, Submission
 
 CLASSES = "gpu-small:14e9,gpu-medium:60000000000,gpu-large"
@@ -65,6 +66,15 @@ def test_a_message_published_without_a_queue_goes_by_its_task():
     router = Router(prepare(settings.CELERY_TASK_ROUTES), app.amqp.queues, create_missing=True, app=app)
     assert router.route({}, "evaluator.predict_run", args=(1,))["queue"].name == "gpu"
     assert router.route({}, "evaluations.score_run", args=(1,))["queue"].name == "default"
+
+
+def test_the_prediction_task_keeps_its_name_where_workers_find_it():
+    """Autodiscovery (no CELERY_IMPORTS) registers it under the name queued messages and the route carry."""
+    from leaderboard.evaluations.tasks import predict_run
+
+    app.loader.import_default_modules()
+    assert app.tasks["evaluator.predict_run"] == predict_run  # the registered task (shared_task gives a proxy)
+    assert predict_run.acks_late and predict_run.reject_on_worker_lost
 
 
 @pytest.mark.django_db

@@ -46,14 +46,14 @@ def test_it_keeps_heavy_packages_out_of_the_web_requirements():
 
 @pytest.mark.slow
 def test_it_installs_the_web_requirements_in_a_clean_virtualenv_without_torch(tmp_path):
-    """What `pip install -r requirements.txt` in the web image would install, resolved in a fresh venv
+    """What `pip install -r requirements/web.lock` in the web image would install, resolved in a fresh venv
     (--dry-run --report: resolved and reported, nothing installed)."""
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)
     report = tmp_path / "report.json"
     result = subprocess.run(
         [str(env_dir / "bin" / "python"), "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
-         "--report", str(report), "-r", str(REPO / "requirements.txt")],
+         "--report", str(report), "-r", str(REPO / "requirements" / "web.lock")],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
     output = result.stdout + result.stderr

@@ -9,7 +9,9 @@ from evaluator.backends import create_backend
 from leaderboard.benchmarks.models import BenchmarkVersion, Question
 from leaderboard.benchmarks.sealed_grid import publish
 from leaderboard.evaluations import lifecycle, selectors, services
+from leaderboard.scoring import services as scoring
 from leaderboard.evaluations.models import EvaluationRun, FailureCode, PredictionChunk, RunStatus
+from tests.support.refusals import refusal_of
 from tests.support.sealed import assert_no_sealed_content
 
 pytestmark = pytest.mark.django_db
@@ -60,22 +62,26 @@ def test_it_scores_the_sealed_split_without_giving_the_model_the_answers(demo_lo
 
 def test_it_refuses_answer_dependent_variants_on_the_sealed_split(demo_loaded, biased_model_dir, snapshot):
     before = snapshot()
-    with pytest.raises(CommandError, match="would reveal sealed answers"):
+    with pytest.raises(CommandError) as info:
         call_command("evaluate", "--model", str(biased_model_dir), "--split", "test", "--variants", "fixed-A",
                      verbosity=0)
+    assert refusal_of(info.value).code == "SEALED_VARIANTS" and info.value.returncode == 2
     assert snapshot() == before
 
 
 def test_it_handles_a_model_that_cannot_load(demo_loaded, tmp_path):
-    with pytest.raises(CommandError, match="failed"):
+    with pytest.raises(CommandError) as info:
         call_command("evaluate", "--model", str(tmp_path / "no-model"), "--no-efficiency", verbosity=0)
     run = EvaluationRun.objects.get()
-    assert run.status == RunStatus.FAILED and run.failure_reason
+    assert info.value.returncode == 1 and f"run {run.pk}" in str(info.value)
+    assert run.status == RunStatus.FAILED and run.failure_code == FailureCode.MODEL_LOAD_ERROR and run.failure_reason
 
 
 def test_it_handles_a_benchmark_without_questions(db):
-    with pytest.raises(CommandError, match="no imported questions"):
+    with pytest.raises(CommandError) as info:  # a refusal of the command itself: it has no code
         call_command("evaluate", "--model", "x", "--benchmark", "mobile-mmlu-pro", verbosity=0)
+    assert info.value.returncode == 2 and "'mobile-mmlu-pro'" in str(info.value)
+    assert not EvaluationRun.objects.exists()
 
 
 class CrashAfter:
@@ -106,7 +112,7 @@ def test_a_resumed_run_equals_an_uninterrupted_one(demo_loaded, tiny_model_dir):
 
     straight = new_run()
     services.run_predict(run=straight, backend=backend, measure=False)
-    services.run_score(run=straight)
+    scoring.run_score(run=straight)
 
     crashed = new_run()
     with pytest.raises(RuntimeError, match="worker lost"):
@@ -114,7 +120,7 @@ def test_a_resumed_run_equals_an_uninterrupted_one(demo_loaded, tiny_model_dir):
     assert 0 < PredictionChunk.objects.filter(run=crashed).count() < 10
     with override_settings(RUN_CHUNK_SIZE=64):  # a worker configured otherwise resumes the stored plan
         services.run_predict(run=crashed, backend=backend, measure=False)
-    services.run_score(run=crashed)
+    scoring.run_score(run=crashed)
     assert crashed.chunk_size == 100 and crashed.progress_total == 960
     assert sorted(PredictionChunk.objects.filter(run=crashed).values_list("index", flat=True)) == list(range(10))
 
@@ -154,3 +160,37 @@ def test_a_chunk_of_another_plan_is_refused_not_merged(demo_loaded, tiny_model_d
     run.refresh_from_db()
     assert run.attempts == 1 and run.failure_code == FailureCode.PLAN_MISMATCH
     assert PredictionChunk.objects.filter(run=run).count() == 1
+
+
+class AlwaysA:
+    """A backend that prefers A everywhere: no model to load."""
+
+    name, load_seconds = "always-a", 0.0
+
+    def letter_logprobs(self, prompts, *, use_chat_template=False):
+        return [{L: (-0.1 if L == "A" else -5.0) for L in "ABCDEFGHIJ"} for _ in prompts]
+
+    def describe(self):
+        return {"backend": self.name}
+
+
+def test_predicting_plans_once_and_summarises_nothing(demo_loaded, monkeypatch):
+    """The GPU side makes the run's plan once (the engine does not make it again) and leaves the summary to
+    the trusted scoring step, which gives the same figures."""
+    import evaluator.engine
+
+    version = BenchmarkVersion.objects.get(benchmark__slug="mobile-mmlu")
+    run = services.run_create(version=version, split="validation", model_ref="org/always-a", chunk_size=100)
+    services.run_claim(run=run)
+    plans, summaries = [], []
+    real_plan, real_summarize = services.plan_evaluation, evaluator.engine.summarize
+    monkeypatch.setattr(services, "plan_evaluation", lambda *a, **k: plans.append(1) or real_plan(*a, **k))
+    monkeypatch.setattr(evaluator.engine, "plan_evaluation", lambda *a, **k: pytest.fail("planned again"))
+    monkeypatch.setattr(evaluator.engine, "summarize", lambda *a: summaries.append(1) or real_summarize(*a))
+    seen = []
+    result = services.run_predict(run=run, backend=AlwaysA(), measure=False, progress=lambda d, t: seen.append(t))
+    assert plans == [1] and summaries == [] and set(seen) == {run.progress_total} == {480}
+    scoring.run_score(run=run)
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED and summaries == []
+    assert run.summary["overall"] == result.summary["overall"]  # read here: the same figures

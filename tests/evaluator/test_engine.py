@@ -138,3 +138,31 @@ def test_fixed_d_skips_three_option_questions():
     res = run_evaluation(RecordingBackend(), qs, variants=VARIANTS)
     assert res.summary["skipped_items"] == 1
     assert ("q3", "fixed-D") not in {(r["question_id"], r["variant"]) for r in res.rows}
+
+
+def test_a_plan_made_by_the_caller_is_used_not_made_again(demo_questions, monkeypatch):
+    from evaluator import engine
+
+    kwargs = dict(variants=("original", "R2"), seed=3, chunk_size=6)
+    own = run_evaluation(RecordingBackend(), demo_questions[:10], **kwargs)
+    plan = plan_evaluation(demo_questions[:10], **kwargs)
+    monkeypatch.setattr(engine, "plan_evaluation", lambda *a, **k: pytest.fail("planned twice"))
+    given = run_evaluation(RecordingBackend(), demo_questions[:10], plan=plan, **kwargs)
+    assert given.rows == own.rows and given.fingerprint == own.fingerprint and given.summary == own.summary
+    with pytest.raises(engine.PlanMismatch):
+        run_evaluation(RecordingBackend(), demo_questions[:10], plan=plan, expected_fingerprint="0" * 64, **kwargs)
+    with pytest.raises(ValueError, match="chunk_size"):
+        run_evaluation(RecordingBackend(), demo_questions[:10], plan=plan, **{**kwargs, "chunk_size": 5})
+
+
+def test_the_summary_is_made_only_when_read(demo_questions, monkeypatch):
+    """The GPU worker stores rows and never reads the summary; the trusted scoring step summarises."""
+    from evaluator import engine
+
+    made = []
+    real = engine.summarize
+    monkeypatch.setattr(engine, "summarize", lambda rows, variants: made.append(1) or real(rows, variants))
+    res = run_evaluation(RecordingBackend(), demo_questions[:10], chunk_size=4, done_chunks={1})
+    assert made == []
+    assert res.summary["partial"] is True and res.summary["skipped_items"] == 0 and made == [1]
+    assert res.to_dict()["summary"] is res.summary and made == [1]

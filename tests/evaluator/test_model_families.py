@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.backends.transformers_backend import PrefixKVCache, TransformersBackend
+from evaluator.backends.prefix_reuse import PrefixKVCache
+from evaluator.backends.transformers_backend import TransformersBackend
 from evaluator.demo_models import DEMO_TOPICS, generate_demo_questions
 from evaluator.prompts import exemplar_shots, get_template, select_exemplars
 

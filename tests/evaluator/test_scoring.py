@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from evaluator.metrics import aggregate_counts, summarize, wilson_interval
+from evaluator.metrics import aggregate_counts, summarize
 from evaluator.scoring import decide_letters, extract_answer, is_correct
 
 
@@ -66,14 +66,6 @@ def test_multi_correct_counts_when_prediction_is_in_the_set():
 ])
 def test_extraction_cascade(text, letters, expected):
     assert extract_answer(text, letters) == expected
-
-
-def test_wilson_interval():
-    lo, hi = wilson_interval(50, 100)
-    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
-    assert wilson_interval(0, 10)[0] == pytest.approx(0.0, abs=1e-12)
-    assert wilson_interval(10, 10)[1] == pytest.approx(1.0)
-    assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
 def test_summary_robustness_and_aggregates():

@@ -103,7 +103,7 @@ def test_shared_prefix_reuse_matches_full_recompute(tiny_model_dir, demo_questio
 
 
 def test_prefix_groups_cut_where_a_topics_exemplars_end():
-    from evaluator.backends.transformers_backend import TOPIC_DROP, prefix_groups
+    from evaluator.backends.prefix_reuse import TOPIC_DROP, prefix_groups
     header = list(range(100, 120))
     topic_a, topic_b = header + list(range(1000, 1100)), header + list(range(2000, 2100))
     rows = [topic_a + [1, 2], topic_a + [1, 3], topic_a + [4], topic_b + [1], topic_b + [2],
@@ -119,7 +119,7 @@ def test_prefix_kv_cache_keeps_the_recent_entries_within_its_budget():
     import torch
     from transformers import DynamicCache
 
-    from evaluator.backends.transformers_backend import PrefixKVCache
+    from evaluator.backends.prefix_reuse import PrefixKVCache
 
     def kv(n):  # one layer, n tokens of 4 float32 values for keys and for values: 32n bytes
         cache = DynamicCache()

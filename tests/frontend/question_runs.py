@@ -2,7 +2,7 @@
 shown, each row's permutation, the prediction in both orders. Used by the question browser's tests."""
 from leaderboard.benchmarks.models import OPTION_LETTERS, Benchmark
 from leaderboard.evaluations import selectors as run_selectors
-from leaderboard.evaluations import services
+from leaderboard.scoring import services as scoring
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
 from leaderboard.submissions.models import ModelEntry
 
@@ -41,7 +41,7 @@ def run_with_probabilities(hub_id="org/alpha", *, split="validation", variants=(
     half = len(rows) // 2
     PredictionChunk.objects.create(run=run, index=0, rows=rows[:half])
     PredictionChunk.objects.create(run=run, index=1, rows=rows[half:])
-    return services.run_score(run=run)
+    return scoring.run_score(run=run)
 
 
 def sealed_only_strings() -> set[str]:

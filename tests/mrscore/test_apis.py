@@ -67,7 +67,7 @@ def test_it_serves_open_question_scores(client, scored):
 
 def test_it_handles_the_sealed_split(client, scored):
     response = client.get("/api/v1/mrscore/benchmarks/mobile-mmlu/questions/?split=test")
-    assert response.status_code == 404 and "sealed" in response.json()["detail"]
+    assert response.status_code == 404 and response.json()["code"] == "SEALED_SPLIT"
     bodies = [
         client.get(url).content.decode()
         for url in ("/api/v1/mrscore/benchmarks/mobile-mmlu/topics/",

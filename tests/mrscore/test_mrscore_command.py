@@ -9,6 +9,7 @@ from django.core.management.base import CommandError
 from leaderboard.benchmarks.models import Question
 from leaderboard.mrscore import services
 from leaderboard.mrscore.models import JobStatus, MRScoreChunk, MRScoreJob, QuestionMRScore, TopicMRScore
+from tests.support.refusals import refusal_of
 
 pytestmark = pytest.mark.django_db
 
@@ -114,13 +115,18 @@ def test_it_handles_an_interrupted_chunk_write(demo_loaded, judge_server):
 
 
 def test_it_handles_bad_arguments(demo_loaded, judge_server):
-    with pytest.raises(CommandError, match="unknown benchmark|no imported questions"):
-        run("--benchmark", "nope", "--judge", "m", "--endpoint", judge_server.endpoint)
-    with pytest.raises(CommandError, match="unknown split"):
-        run("--benchmark", "mobile-mmlu", "--judge", "m", "--endpoint", judge_server.endpoint, "--splits", "train")
-    with pytest.raises(CommandError, match="include-sealed"):
-        run("--benchmark", "mobile-mmlu", "--judge", "m", "--endpoint", "https://api.example.com/v1",
-            "--splits", "test")
+    def refused(code, *args) -> str:
+        with pytest.raises(CommandError) as info:
+            run(*args)
+        assert refusal_of(info.value).code == code and info.value.returncode == 2
+        return str(info.value)
+
+    assert "'nope'" in refused("UNKNOWN_BENCHMARK", "--benchmark", "nope", "--judge", "m",
+                               "--endpoint", judge_server.endpoint)
+    assert "train" in refused("UNKNOWN_SPLIT", "--benchmark", "mobile-mmlu", "--judge", "m",
+                              "--endpoint", judge_server.endpoint, "--splits", "train")
+    assert "--include-sealed" in refused("SEALED_NEEDS_CONSENT", "--benchmark", "mobile-mmlu", "--judge", "m",
+                                         "--endpoint", "https://api.example.com/v1", "--splits", "test")  # the fix
     assert MRScoreJob.objects.count() == 0
 
 

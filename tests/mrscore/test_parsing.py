@@ -5,7 +5,8 @@ import pytest
 
 from evaluator.judges.parsing import judgement_from_openai, parse_score
 from evaluator.judges.prompt import PROMPT_VERSION, prompt_hash, render
-from evaluator.judges.stats import bin_counts, histogram, mean_ci, spearman
+from evaluator.judges.stats import bin_counts, histogram
+from evaluator.statistics import mean_ci, spearman
 
 
 @pytest.mark.parametrize("reply, expected", [

@@ -3,7 +3,7 @@ import pytest
 
 from leaderboard.benchmarks.models import OPTION_LETTERS
 from leaderboard.evaluations import selectors as run_selectors
-from leaderboard.evaluations import services
+from leaderboard.scoring import services as scoring
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
 from leaderboard.submissions.models import ModelEntry
 
@@ -38,6 +38,6 @@ def make_run(demo_loaded):
             dataset_hash=version.split_hashes[split], library_versions={"python": "3.12", "torch": "2.5.0"},
             hardware={"gpu": "H100"}, efficiency={"prefill_tokens_per_s": 1000.0})
         PredictionChunk.objects.create(run=run, index=0, rows=rows)
-        return services.run_score(run=run)
+        return scoring.run_score(run=run)
 
     return make

@@ -1,6 +1,6 @@
 import pytest
 
-from leaderboard.evaluations import services
+from leaderboard.scoring import services as scoring
 from leaderboard.results.models import Level, ResultAggregate, RunResult
 
 pytestmark = pytest.mark.django_db
@@ -26,5 +26,5 @@ def test_it_is_idempotent(make_run):
         return sorted(ResultAggregate.objects.filter(result__run=run).values_list("variant", "level", "key", "n",
                                                                                   "correct"))
     first = cells()
-    services.run_score(run=run)  # a repeated scoring message: delete + insert, same rows
+    scoring.run_score(run=run)  # a repeated scoring message: delete + insert, same rows
     assert cells() == first and RunResult.objects.filter(run=run).count() == 1

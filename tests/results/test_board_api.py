@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 
 from leaderboard.evaluations.models import EvaluationRun
+from leaderboard.boards import selectors as boards
 from leaderboard.results import selectors
 from tests.support.sealed import assert_no_sealed_content
 
@@ -148,6 +149,6 @@ def test_the_overview_columns(client, make_run):
 
 def test_sealed_ranks_come_from_the_published_figure(make_run):
     make_run("org/alpha", 301, split="test")
-    row = selectors.board_rows(benchmark=_benchmark(), split="test")[0]
+    row = boards.board_rows(benchmark=_benchmark(), split="test")[0]
     assert row["_cell"] == (62.0 / 100 * 480, 480)  # never the exact count (301)
     assert row["categories"] == {} and row["order_spread"] is None and row["test_accuracy"] is None

@@ -8,6 +8,7 @@ from django.utils.http import http_date, parse_http_date
 
 from leaderboard.evaluations import admin_services
 from leaderboard.evaluations.models import EvaluationRun
+from leaderboard.core import cache_generation
 from leaderboard.results import cache as results_cache
 from leaderboard.submissions.admin import _flag, _hide
 from leaderboard.submissions.models import ModelEntry, Submission
@@ -127,7 +128,7 @@ def test_it_never_answers_304_to_a_change_within_the_same_second(client, make_ru
     make_run("org/alpha", 300)
     first = client.get(BOARD)
     ModelEntry.objects.filter(hub_id="org/alpha").update(flagged=True)
-    results_cache.results_changed()  # well within the second of `first`, most of the time
+    cache_generation.results_changed()  # well within the second of `first`, most of the time
     again = client.get(BOARD, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"])
     assert again.status_code == 200 and again.json()["results"][0]["flagged"] is True
     assert parse_http_date(again["Last-Modified"]) >= parse_http_date(first["Last-Modified"])
@@ -135,8 +136,8 @@ def test_it_never_answers_304_to_a_change_within_the_same_second(client, make_ru
 
 def test_it_answers_if_modified_since_once_the_second_is_unambiguous(client, make_run):
     make_run("org/alpha", 300)
-    current = cache.get(results_cache.GENERATION_KEY) or results_cache.generation()
-    cache.set(results_cache.GENERATION_KEY, {**current, "at": current["at"] - 5, "ambiguous": False}, None)
+    current = cache.get(cache_generation.GENERATION_KEY) or cache_generation.generation()
+    cache.set(cache_generation.GENERATION_KEY, {**current, "at": current["at"] - 5, "ambiguous": False}, None)
     first = client.get(BOARD)
     assert client.get(BOARD, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"]).status_code == 304
     assert client.get(BOARD, HTTP_IF_MODIFIED_SINCE=http_date(time.time() - 3600)).status_code == 200
@@ -146,7 +147,7 @@ def test_it_never_serves_an_old_entry_after_losing_the_generation(client, make_r
     make_run("org/alpha", 300)
     assert client.get(BOARD).json()["results"][0]["flagged"] is False
     ModelEntry.objects.filter(hub_id="org/alpha").update(flagged=True)  # a write that forgot to signal ...
-    cache.delete(results_cache.GENERATION_KEY)  # ... and an evicted generation key
+    cache.delete(cache_generation.GENERATION_KEY)  # ... and an evicted generation key
     assert client.get(BOARD).json()["results"][0]["flagged"] is True
 
 

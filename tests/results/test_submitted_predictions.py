@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from leaderboard.benchmarks.models import Benchmark, Question
 from leaderboard.evaluations.models import EvaluationRun
-from leaderboard.results import display
+from leaderboard.evaluations import display
 from leaderboard.submissions.models import Submission
 
 pytestmark = pytest.mark.django_db

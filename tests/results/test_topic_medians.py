@@ -25,5 +25,6 @@ def test_the_median_of_each_topic_over_the_given_runs(make_run, monkeypatch):
 
 
 def test_the_sealed_split_is_refused(db):
-    with pytest.raises(PermissionError):
+    with pytest.raises(PermissionError) as refused:  # still one for the callers that catch it
         topic_medians(run_ids=[], split="test")
+    assert (refused.value.code, refused.value.status) == ("SEALED_SPLIT", 404)

@@ -6,6 +6,7 @@ from django.urls import reverse
 from leaderboard.benchmarks.models import BenchmarkVersion
 from leaderboard.core.models import AuditRecord
 from leaderboard.evaluations import services
+from leaderboard.scoring import services as scoring
 from leaderboard.evaluations.models import EvaluationRun, RunStatus
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +66,7 @@ def test_rescore_recomputes_from_stored_predictions(client, staff, run, tiny_mod
 
     services.run_claim(run=run)
     services.run_predict(run=run, backend=create_backend("transformers", str(tiny_model_dir)), measure=False)
-    services.run_score(run=run)
+    scoring.run_score(run=run)
     accuracy = run.summary["overall"]["accuracy"]
     EvaluationRun.objects.filter(pk=run.pk).update(summary={})
     act(client, "rescore", run, reason="aggregation fix")
@@ -91,7 +92,7 @@ def test_audit_records_are_read_only(client, staff, run):
 
 
 def test_the_status_shows_a_reruns_score_difference(client, staff, run):
-    from leaderboard.submissions.presenters import run_status
+    from leaderboard.submissions.serializers import RunStatusSerializer
 
     EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.SUCCEEDED, summary={"overall": {
         "n": 480, "accuracy": 0.25, "ci95": [0.2, 0.3]}})
@@ -100,5 +101,5 @@ def test_the_status_shows_a_reruns_score_difference(client, staff, run):
     EvaluationRun.objects.filter(pk=new.pk).update(status=RunStatus.SUCCEEDED, summary={"overall": {
         "n": 480, "accuracy": 0.29, "ci95": [0.25, 0.33]}})
     new.refresh_from_db()
-    status = run_status(new)
+    status = RunStatusSerializer(new).data
     assert status["rerun_of"] == run.pk and status["accuracy_change"] == 4.0

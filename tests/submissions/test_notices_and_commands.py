@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 
 from leaderboard.evaluations.models import EvaluationRun, FailureCode, RunStatus
 from leaderboard.evaluations.notices import run_notify
+from leaderboard.hub.ids import ModelRef
 from leaderboard.submissions.services import submission_create
 
 pytestmark = pytest.mark.django_db
@@ -20,7 +21,7 @@ def author(demo_loaded):
 
 def test_it_notifies_once_by_mail_and_webhook_with_the_reason(author, hub_model, tls_webhook):
     received = tls_webhook.received
-    submission = submission_create(user=author, hub_id="demo-org/tiny", webhook_url=tls_webhook.url())
+    submission = submission_create(user=author, ref=ModelRef("demo-org/tiny"), webhook_url=tls_webhook.url())
     validation, test = submission.runs.order_by("pk")
     EvaluationRun.objects.filter(pk=validation.pk).update(status=RunStatus.SUCCEEDED)
     run_notify(run_id=validation.pk)
@@ -47,7 +48,7 @@ def test_submit_command_works_and_reports_refusals(author, hub_model, capsys):
 
 def test_rerun_and_runs_commands(author, hub_model, capsys):
     staff = User.objects.create_user("ops", "ops@example.com", "pw", is_staff=True)
-    submission = submission_create(user=author, hub_id="demo-org/tiny")
+    submission = submission_create(user=author, ref=ModelRef("demo-org/tiny"))
     EvaluationRun.objects.filter(submission=submission, split="test").update(status=RunStatus.FAILED,
                                                                               failure_code="TIMEOUT")
     call_command("rerun", "--submission", str(submission.pk), "--failed-only", "--reason", "retry", "--user", staff.username)

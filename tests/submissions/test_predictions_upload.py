@@ -12,11 +12,12 @@ def csv_bytes(*rows, header=HEADER, newline="\n") -> bytes:
     return (header + "".join(row + newline for row in rows)).encode()
 
 
-def problems(data, questions=QUESTIONS, **kwargs) -> list[str]:
+def problems(data, questions=QUESTIONS, code="UPLOAD_INVALID", **kwargs) -> list[str]:
+    """The problems listed by the refusal (their wording is this module's point: each says what to fix)."""
     with pytest.raises(UploadError) as info:
         parse_predictions_csv(data, questions=questions, **kwargs)
     error = info.value
-    assert isinstance(error, ValueError)
+    assert error.code == code and isinstance(error, ValueError)
     assert str(error).startswith(f"{kwargs.get('filename', 'upload.csv')} was refused ({len(error.problems)} "
                                  f"problem{'s' if len(error.problems) > 1 else ''}):\n- ")
     return error.problems
@@ -76,15 +77,16 @@ def test_it_handles_a_file_that_is_not_a_utf8_csv(data, fragments):
 
 def test_it_handles_a_file_over_the_size_limit():
     data = csv_bytes(*GOOD_ROWS)
-    problem = the_one_problem(data, max_bytes=len(data) - 1)
-    assert f"the file is {len(data):,} bytes, over the limit of {len(data) - 1:,} bytes" in problem
+    problem = the_one_problem(data, max_bytes=len(data) - 1, code="UPLOAD_TOO_LARGE")  # as read_upload refuses it
+    assert f"{len(data):,} bytes" in problem and f"{len(data) - 1:,} bytes" in problem  # its size and the limit
     assert parse_predictions_csv(data, questions=QUESTIONS, max_bytes=len(data))
 
 
 def test_it_names_the_file():
     with pytest.raises(UploadError) as info:
         parse_predictions_csv(b"", questions=QUESTIONS, filename="preds-v2.csv")
-    assert info.value.filename == "preds-v2.csv" and str(info.value).startswith("preds-v2.csv was refused")
+    assert info.value.code == "UPLOAD_INVALID" and info.value.filename == "preds-v2.csv"
+    assert info.value.message.startswith("preds-v2.csv")
 
 
 def test_it_handles_bytes_of_the_wrong_type():

@@ -52,19 +52,15 @@ def test_it_handles_anonymous_users(client, demo_loaded, snapshot):
     assert response.status_code in (401, 403) and snapshot() == before
 
 
-@pytest.mark.parametrize("hub_id,fragment", [
-    ("demo-org/tiny\n", "newline"),
-    ("demo-org/ti..ny", ".."),
-    ("https://huggingface.co/demo-org/tiny", "URL"),
-    ("demo-org/tiny.git", ".git"),
-    ("d\u0435mo-org/tiny", "CYRILLIC"),
-    ("no-slash", "/"),
+@pytest.mark.parametrize("hub_id", [
+    "demo-org/tiny\n", "demo-org/ti..ny", "https://huggingface.co/demo-org/tiny", "demo-org/tiny.git",
+    "d\u0435mo-org/tiny", "no-slash",
 ])
-def test_it_handles_invalid_hub_ids_before_any_network_call(api, fake_hub, snapshot, hub_id, fragment):
+def test_it_handles_invalid_hub_ids_before_any_network_call(api, fake_hub, snapshot, hub_id):
     before, requests_before = snapshot(), len(fake_hub.requests)
     response = api(hub_id=hub_id)
     assert response.status_code == 400 and response.json()["code"] == "INVALID_ID"
-    assert fragment in response.json()["detail"]
+    assert repr(hub_id) in response.json()["detail"]  # the id as typed; tests/hub/test_ids.py checks each reason
     assert len(fake_hub.requests) == requests_before and snapshot() == before
 
 
@@ -84,7 +80,7 @@ def test_it_refuses_a_duplicate_with_409_naming_the_existing_submission(api, hub
     first = api().json()
     before = snapshot()
     response = api()
-    assert response.status_code == 409
+    assert response.status_code == 409 and response.json()["code"] == "DUPLICATE"
     assert response.json()["existing_submission"] == first["id"] and str(first["id"]) in response.json()["detail"]
     assert snapshot() == before
     # Other settings are a different submission, but the sealed split is evaluated once per pinned model.
@@ -102,7 +98,7 @@ def test_quota_boundary_fifth_accepted_sixth_refused_with_the_date(api, hub_mode
 
     before = snapshot()
     sixth = api(model_type="instruct", use_chat_template=True)
-    assert sixth.status_code == 429
+    assert sixth.status_code == 429 and sixth.json()["code"] == "QUOTA_EXCEEDED"
     frees_at = oldest.created_at + timedelta(days=7)
     assert sixth.json()["frees_at"] == frees_at.isoformat()
     assert frees_at.strftime("%Y-%m-%d %H:%M") in sixth.json()["detail"]
@@ -116,7 +112,8 @@ def test_quota_boundary_fifth_accepted_sixth_refused_with_the_date(api, hub_mode
 def test_quota_window_forgets_old_submissions(api, hub_model, settings):
     settings.SUBMISSION_QUOTA = 1
     assert api().status_code == 201
-    assert api(precision="float16").status_code == 429
+    refused = api(precision="float16")
+    assert refused.status_code == 429 and refused.json()["code"] == "QUOTA_EXCEEDED"
     Submission.objects.update(created_at=timezone.now() - timedelta(days=8))
     assert api(precision="float16").status_code == 201
 
@@ -140,8 +137,7 @@ def test_it_refuses_bitsandbytes_on_vllm_before_asking_the_hub(api, fake_hub, hu
     assert response.status_code == 400, response.content
     body = response.json()
     assert body["code"] == "PRECISION_UNSUPPORTED"
-    assert "'bnb-4bit'" in body["detail"] and "vllm backend" in body["detail"]
-    assert "bitsandbytes is not supported by vLLM 0.33" in body["detail"]
+    assert "'bnb-4bit'" in body["detail"] and "vllm" in body["detail"]  # the precision and the backend
     assert body["hint"].startswith("the vllm backend runs bfloat16, float16, fp8, int8, gptq-8bit, gptq-4bit, "
                                    "awq-4bit:")
     assert "bnb-4bit" not in body["hint"]
@@ -162,7 +158,7 @@ def test_it_refuses_quantized_precisions_on_transformers(api, fake_hub, hub_mode
     before, requests_before = snapshot(), len(fake_hub.requests)
     response = api(precision=precision)
     assert response.status_code == 400 and response.json()["code"] == "PRECISION_UNSUPPORTED"
-    assert f"'{precision}'" in response.json()["detail"] and "16-bit checkpoints only" in response.json()["detail"]
+    assert f"'{precision}'" in response.json()["detail"] and "transformers" in response.json()["detail"]
     assert response.json()["hint"].startswith("the transformers backend runs bfloat16, float16:")
     assert len(fake_hub.requests) == requests_before and snapshot() == before
 
@@ -190,7 +186,8 @@ def test_an_over_quota_namespace_makes_no_hub_request_for_another_user(client, a
     client.force_login(other)
     requests_before = len(fake_hub.requests)
     response = api(precision="float16")
-    assert response.status_code == 429 and "demo-org" in response.json()["detail"]
+    assert response.status_code == 429 and response.json()["code"] == "QUOTA_EXCEEDED", response.content
+    assert "'demo-org'" in response.json()["detail"]  # the namespace whose quota is spent
     assert len(fake_hub.requests) == requests_before
 
 
@@ -198,7 +195,8 @@ def test_a_duplicate_given_by_its_full_sha_makes_no_hub_request(api, fake_hub, h
     first = api(revision=hub_model.sha).json()
     before, requests_before = snapshot(), len(fake_hub.requests)
     response = api(revision=hub_model.sha)
-    assert response.status_code == 409 and response.json()["existing_submission"] == first["id"]
+    assert response.status_code == 409 and response.json()["code"] == "DUPLICATE"
+    assert response.json()["existing_submission"] == first["id"]
     assert len(fake_hub.requests) == requests_before and snapshot() == before
     # Given by branch name, the duplicate is found once the hub has resolved it to the same sha.
     assert api(revision="main").status_code == 409 and len(fake_hub.requests) > requests_before

@@ -51,25 +51,29 @@ def test_it_scores_wrong_answers_as_wrong(upload):
     assert always_a["runs"][0]["accuracy"] == expected
 
 
-@pytest.mark.parametrize("mutate,fragment", [
-    (lambda text: text.replace("demo-", "ghost-", 1), "is not in the open split"),
-    (lambda text: text + text.splitlines()[1] + "\n", "more than once"),
-    (lambda text: "\n".join(text.splitlines()[:-3]) + "\n", "have no row"),
-    (lambda text: text.replace(",B\n", ",H\n", 1), "H"),
-    (lambda text: text.replace(",C\n", ",=C\n", 1), "="),
+def first_id(text):
+    return text.splitlines()[1].split(",")[0]
+
+
+@pytest.mark.parametrize("mutate,named", [  # named: what the refusal must show, from the file before the change
+    (lambda text: text.replace("demo-", "ghost-", 1), lambda text: repr(first_id(text).replace("demo-", "ghost-"))),
+    (lambda text: text + text.splitlines()[1] + "\n", lambda text: repr(first_id(text))),  # the duplicated id
+    (lambda text: "\n".join(text.splitlines()[:-3]) + "\n", lambda text: repr(text.splitlines()[-1].split(",")[0])),
+    (lambda text: text.replace(",B\n", ",H\n", 1), lambda text: "'H'"),
+    (lambda text: text.replace(",C\n", ",=C\n", 1), lambda text: "'='"),
 ])
-def test_it_handles_bad_files_and_stores_nothing(upload, snapshot, mutate, fragment):
-    before = snapshot()
-    response = upload(mutate(predictions()))
+def test_it_handles_bad_files_and_stores_nothing(upload, snapshot, mutate, named):
+    before, text = snapshot(), predictions()
+    response = upload(mutate(text))
     assert response.status_code == 400 and response.json()["code"] == "UPLOAD_INVALID"
-    assert fragment in response.json()["detail"] and "predictions.csv" in response.json()["detail"]
+    assert named(text) in response.json()["detail"] and "predictions.csv" in response.json()["detail"]
     assert snapshot() == before
 
 
 def test_it_refuses_the_sealed_split(upload, snapshot):
     before = snapshot()
     response = upload(predictions(), split="test")
-    assert response.status_code == 400 and snapshot() == before
+    assert response.status_code == 400 and list(response.json()) == ["split"] and snapshot() == before
 
 
 def test_an_upload_never_pairs_with_a_sealed_run(upload, make_run):

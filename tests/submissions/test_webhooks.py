@@ -24,19 +24,19 @@ def no_connection(monkeypatch):
 # --- at submit -----------------------------------------------------------------------------------
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("url,fragment", [
-    ("http://hooks.example.com/done", "https://"),
-    ("ftp://hooks.example.com/done", "https://"),
+@pytest.mark.parametrize("url,named", [  # named: the offending part the message must show ("": none to show)
+    ("http://hooks.example.com/done", "http://"),
+    ("ftp://hooks.example.com/done", "ftp://"),
     ("https://localhost/done", "localhost"),
-    ("https://127.0.0.1:8000/done", "not a public address"),
-    ("https://10.0.0.5/done", "not a public address"),
-    ("https://169.254.169.254/latest/meta-data/", "not a public address"),
-    ("https://[::1]/done", "not a public address"),
-    ("https://[fd00:ec2::254]/", "not a public address"),
-    ("https://user:secret@hooks.example.com/done", "user name or password"),
+    ("https://127.0.0.1:8000/done", "127.0.0.1"),
+    ("https://10.0.0.5/done", "10.0.0.5"),
+    ("https://169.254.169.254/latest/meta-data/", "169.254.169.254"),
+    ("https://[::1]/done", "::1"),
+    ("https://[fd00:ec2::254]/", "fd00:ec2::254"),
+    ("https://user:secret@hooks.example.com/done", ""),
 ])
 def test_it_refuses_a_webhook_that_is_not_https_to_a_public_host_at_submit(client, demo_loaded, fake_hub, snapshot,
-                                                                           url, fragment):
+                                                                           url, named):
     client.force_login(User.objects.create_user("author", "author@example.com", "pw"))
     before, requests_before = snapshot(), len(fake_hub.requests)
     response = client.post(reverse("api-submissions"), {"hub_id": "demo-org/tiny", "webhook_url": url},
@@ -44,7 +44,7 @@ def test_it_refuses_a_webhook_that_is_not_https_to_a_public_host_at_submit(clien
     assert response.status_code == 400, response.content
     body = response.json()
     assert body["code"] == "INVALID_WEBHOOK" and body["field"] == "webhook_url"
-    assert body["detail"].startswith("webhook_url: ") and fragment in body["detail"]
+    assert named in body["detail"] and "secret" not in body["detail"]  # a password is never repeated
     assert len(fake_hub.requests) == requests_before and snapshot() == before  # refused before the hub
 
 
@@ -118,10 +118,11 @@ def test_run_notify_logs_a_refused_webhook_and_carries_on(author_with_submission
 
 @pytest.fixture
 def author_with_submission(demo_loaded, hub_model):
+    from leaderboard.hub.ids import ModelRef
     from leaderboard.submissions.services import submission_create
 
     author = User.objects.create_user("author", "author@example.com", "pw")
-    return submission_create(user=author, hub_id="demo-org/tiny")
+    return submission_create(user=author, ref=ModelRef("demo-org/tiny"))
 
 
 # --- the request itself, against a local TLS server -------------------------------------------

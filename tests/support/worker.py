@@ -1,4 +1,6 @@
 """Run a real Celery worker process for a test and read its log as it goes."""
+import os
+import signal
 import subprocess
 import sys
 import threading
@@ -19,6 +21,7 @@ class WorkerProcess:
                         "--pool", "solo", "--without-gossip", "--without-mingle", "--without-heartbeat",
                         "--loglevel", "INFO"],
             cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace",
+            start_new_session=True,  # a group of its own: stop() can end a deploy script's Celery child too
         )
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -42,12 +45,18 @@ class WorkerProcess:
         return text in self.log
 
     def stop(self):
+        """SIGTERM (a deploy script forwards it and drains), then SIGKILL to the whole group: no worker outlives
+        its test to take the next test's tasks."""
         self.proc.terminate()
         try:
             self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
         self._reader.join(timeout=5)
 
     def __enter__(self):

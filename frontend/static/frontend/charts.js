@@ -85,6 +85,15 @@
     return el ? JSON.parse(el.textContent) : null;
   }
 
+  // A chart page's start (pages/*.js): the selects matching `selects` (none when null) submit their form on
+  // change (its <noscript> button does that without a script); then draw(MMLU, data) runs with #page-data,
+  // when the page has one.
+  function boot(selects, draw) {
+    if (selects) document.querySelectorAll(selects).forEach((s) => s.addEventListener("change", () => s.form.submit()));
+    const data = pageData();
+    if (data) draw(window.MMLU, data);
+  }
+
   function num(x, places) {
     return x === null || x === undefined ? "–" : Number(x).toFixed(places === undefined ? 1 : places);
   }
@@ -118,6 +127,6 @@
     return window.matchMedia("(max-width: 600px)").matches;
   }
 
-  window.MMLU = {palette, series, draw, summarize, pageData, num, esc, shortLabel, wrapLabel, narrow, MIN_FONT, grid,
+  window.MMLU = {palette, series, draw, summarize, pageData, boot, num, esc, shortLabel, wrapLabel, narrow, MIN_FONT, grid,
                  CHANCE, accuracyRange, accuracyAxis, withChance};
 })();

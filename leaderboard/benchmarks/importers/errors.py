@@ -1,6 +1,8 @@
 """Import problems that name the file, row and column, and say what to do."""
 from dataclasses import dataclass
 
+from leaderboard.core.errors import DomainError
+
 MAX_REPORTED = 50
 
 
@@ -22,12 +24,14 @@ class ImportProblem:
         return f"{text} — {self.hint}" if self.hint else text
 
 
-class BenchmarkImportError(Exception):
-    """Raised with every problem found; the import wrote nothing."""
+class BenchmarkImportError(DomainError):
+    """Raised with every problem found; the import wrote nothing. Each problem carries its own hint."""
+
+    code = "IMPORT_REFUSED"
 
     def __init__(self, problems):
         self.problems = list(problems)
-        super().__init__(self.render())
+        super().__init__(None, self.render())
 
     def render(self):
         shown = self.problems[:MAX_REPORTED]

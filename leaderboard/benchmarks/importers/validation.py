@@ -3,7 +3,7 @@ import difflib
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..models import MAX_OPTIONS, MIN_OPTIONS, OPTION_LETTERS
 from .errors import ProblemCollector
@@ -132,100 +132,138 @@ def _optional_float(record, column, problems, low, high):
     return value
 
 
+@dataclass
+class _Pass:
+    """What one validation pass carries from record to record."""
+
+    matcher: TopicMatcher
+    answer_key: dict  # uid -> (raw answer, row); an entry is taken when its question is seen
+    answer_key_path: str
+    problems: ProblemCollector
+    sealed: bool
+    seen: dict = field(default_factory=dict)  # uid -> (file, row) of its first record
+    files_missing_columns: set = field(default_factory=set)
+    files_unknown_field: set = field(default_factory=set)
+
+    def shown(self, value) -> str:
+        return "(value hidden: sealed split)" if self.sealed else repr(value)
+
+
+def _has_columns(record: RawRecord, state: _Pass) -> bool:
+    """The required columns, reported once per file."""
+    values = record.values
+    missing = [c for c in ("question_id", "question") if c not in values]
+    if record.topic_label is None and not any(c in values for c in TOPIC_COLUMNS):
+        missing.append("topic")
+    if missing and record.file not in state.files_missing_columns:
+        state.files_missing_columns.add(record.file)
+        state.problems.add(record.file, f"missing column {missing[0]!r}", row=1, column=missing[0],
+                           hint="required columns: question_id, question (or Question), options "
+                                "A..J or 'options', and topic unless the file name is the field")
+    return not missing
+
+
+def _new_uid(record: RawRecord, state: _Pass) -> str | None:
+    """The record's question_id if it is usable and new (it is then remembered), else None."""
+    uid = _cell(record.values["question_id"])
+    if not uid:
+        state.problems.add(record.file, "empty question_id", row=record.row, column="question_id")
+        return None
+    if len(uid) > MAX_UID_LENGTH:
+        state.problems.add(record.file, f"question_id longer than {MAX_UID_LENGTH} characters", row=record.row,
+                           column="question_id")
+        return None
+    if uid in state.seen:
+        first_file, first_row = state.seen[uid]
+        state.problems.add(record.file, f"duplicate question_id {uid!r}", row=record.row, column="question_id",
+                           hint=f"first seen in {first_file}, row {first_row}; ids must be unique")
+        return None
+    state.seen[uid] = (record.file, record.row)
+    return uid
+
+
+def _topic(record: RawRecord, state: _Pass):
+    """The record's topic, or None (an unknown field named by the file name is reported once per file)."""
+    label = record.topic_label
+    if label is None:
+        label = _cell(next(record.values[c] for c in TOPIC_COLUMNS if c in record.values))
+    topic = state.matcher.find(label) if label else None
+    if topic is not None:
+        return topic
+    if record.topic_label and record.file in state.files_unknown_field:
+        return None  # one message per file is enough when the file name is the field
+    state.files_unknown_field.add(record.file)
+    suggestion = state.matcher.suggest(label)
+    state.problems.add(record.file, f"unknown topic/field {label!r}", row=None if record.topic_label else record.row,
+                       column=None if record.topic_label else "topic",
+                       hint=f"did you mean {suggestion!r}?" if suggestion else "see the benchmark's taxonomy")
+    return None
+
+
+def _answer(record: RawRecord, state: _Pass, uid: str, options, in_key) -> str | None:
+    """The answer letters from the answer key or the file's 'answer' column (never both, unless they agree)."""
+    in_file = _cell(record.values.get("answer"))
+    if in_key is not None and in_file and parse_answer(in_file) != parse_answer(in_key[0]):
+        state.problems.add(record.file, f"answer {state.shown(in_file)} disagrees with the answer key "
+                                        f"({state.shown(in_key[0])})",
+                           row=record.row, column="answer", hint="drop one of the two sources")
+        return None
+    raw_answer, source = (in_key[0], state.answer_key_path) if in_key else (in_file, record.file)
+    row = in_key[1] if in_key else record.row
+    if not raw_answer:
+        state.problems.add(record.file, f"question {uid!r} has no answer", row=record.row,
+                           hint="add it to the answer key (--answers) or an 'answer' column")
+        return None
+    answer = parse_answer(raw_answer)
+    if answer is None:
+        state.problems.add(source, f"answer {state.shown(raw_answer)} for {uid!r} is not option letters", row=row,
+                           column="answer", hint="use one letter or several separated by commas, e.g. A or A,C")
+        return None
+    valid = OPTION_LETTERS[: len(options)]
+    bad = [letter for letter in answer.split(",") if letter not in valid]
+    if bad:
+        letter = "(hidden: sealed split)" if state.sealed else bad[0]
+        state.problems.add(source, f"answer letter {letter} for {uid!r} is not among its options A-{valid[-1]}",
+                           row=row, column="answer", hint="check the key against the question's options")
+        return None
+    return answer
+
+
+def _clean_record(record: RawRecord, state: _Pass) -> CleanQuestion | None:
+    """One record as a clean question, or None with its first problem collected."""
+    if not _has_columns(record, state):
+        return None
+    uid = _new_uid(record, state)
+    if uid is None:
+        return None
+    in_key = state.answer_key.pop(uid, None)  # taken now so a row refused below isn't also "key without question"
+    topic = _topic(record, state)
+    if topic is None:
+        return None
+    text = _cell(record.values["question"])
+    if not text:
+        state.problems.add(record.file, "empty question", row=record.row, column="question")
+        return None
+    options = _options(record, state.problems)
+    if options is None:
+        return None
+    answer = _answer(record, state, uid, options, in_key)
+    if answer is None:
+        return None
+    return CleanQuestion(
+        uid=uid, topic_id=topic.pk, topic_key=topic.hub_field, text=text, options=options, answer=answer,
+        mrscore=_optional_float(record, "mrscore", state.problems, 1.0, 10.0),
+        difficulty=_optional_float(record, "difficulty", state.problems, 0.0, 1.0),
+    )
+
+
 def clean_records(records, *, topics, answer_key, answer_key_path, problems: ProblemCollector, sealed=False):
     """Validate every record; returns clean questions in input order (problems collected, not raised).
 
     For a sealed split, messages never repeat an answer value: errors end up in terminals and logs.
     """
-    def shown(value):
-        return "(value hidden: sealed split)" if sealed else repr(value)
-
-    matcher = TopicMatcher(topics)
-    seen: dict[str, tuple[str, int]] = {}
-    reported_missing_columns, unknown_field_files = set(), set()
-    clean = []
-    for record in records:
-        values = record.values
-        missing = [c for c in ("question_id", "question") if c not in values]
-        if record.topic_label is None and not any(c in values for c in TOPIC_COLUMNS):
-            missing.append("topic")
-        if missing:
-            if record.file not in reported_missing_columns:
-                reported_missing_columns.add(record.file)
-                problems.add(record.file, f"missing column {missing[0]!r}", row=1, column=missing[0],
-                             hint="required columns: question_id, question (or Question), options "
-                                  "A..J or 'options', and topic unless the file name is the field")
-            continue
-
-        uid = _cell(values["question_id"])
-        if not uid:
-            problems.add(record.file, "empty question_id", row=record.row, column="question_id")
-            continue
-        if len(uid) > MAX_UID_LENGTH:
-            problems.add(record.file, f"question_id longer than {MAX_UID_LENGTH} characters", row=record.row,
-                         column="question_id")
-            continue
-        if uid in seen:
-            first_file, first_row = seen[uid]
-            problems.add(record.file, f"duplicate question_id {uid!r}", row=record.row, column="question_id",
-                         hint=f"first seen in {first_file}, row {first_row}; ids must be unique")
-            continue
-        seen[uid] = (record.file, record.row)
-        in_key = answer_key.pop(uid, None)  # taken now so a row refused below isn't also "key without question"
-
-        label = record.topic_label
-        if label is None:
-            label = _cell(next(values[c] for c in TOPIC_COLUMNS if c in values))
-        topic = matcher.find(label) if label else None
-        if topic is None:
-            if record.topic_label and record.file in unknown_field_files:
-                continue  # one message per file is enough when the file name is the field
-            unknown_field_files.add(record.file)
-            suggestion = matcher.suggest(label)
-            problems.add(record.file, f"unknown topic/field {label!r}", row=None if record.topic_label else record.row,
-                         column=None if record.topic_label else "topic",
-                         hint=f"did you mean {suggestion!r}?" if suggestion else "see the benchmark's taxonomy")
-            continue
-
-        text = _cell(values["question"])
-        if not text:
-            problems.add(record.file, "empty question", row=record.row, column="question")
-            continue
-        options = _options(record, problems)
-        if options is None:
-            continue
-
-        in_file = _cell(values.get("answer"))
-        if in_key is not None and in_file and parse_answer(in_file) != parse_answer(in_key[0]):
-            problems.add(record.file, f"answer {shown(in_file)} disagrees with the answer key ({shown(in_key[0])})",
-                         row=record.row, column="answer", hint="drop one of the two sources")
-            continue
-        raw_answer, source, column = (in_key[0], answer_key_path, "answer") if in_key else (in_file, record.file, "answer")
-        if not raw_answer:
-            problems.add(record.file, f"question {uid!r} has no answer", row=record.row,
-                         hint="add it to the answer key (--answers) or an 'answer' column")
-            continue
-        answer = parse_answer(raw_answer)
-        if answer is None:
-            problems.add(source, f"answer {shown(raw_answer)} for {uid!r} is not option letters",
-                         row=in_key[1] if in_key else record.row, column=column,
-                         hint="use one letter or several separated by commas, e.g. A or A,C")
-            continue
-        valid = OPTION_LETTERS[: len(options)]
-        bad = [letter for letter in answer.split(",") if letter not in valid]
-        if bad:
-            letter = "(hidden: sealed split)" if sealed else bad[0]
-            problems.add(source, f"answer letter {letter} for {uid!r} is not among its options A-{valid[-1]}",
-                         row=in_key[1] if in_key else record.row, column=column,
-                         hint="check the key against the question's options")
-            continue
-
-        clean.append(CleanQuestion(
-            uid=uid, topic_id=topic.pk, topic_key=topic.hub_field, text=text, options=options, answer=answer,
-            mrscore=_optional_float(record, "mrscore", problems, 1.0, 10.0),
-            difficulty=_optional_float(record, "difficulty", problems, 0.0, 1.0),
-        ))
-
+    state = _Pass(TopicMatcher(topics), answer_key, answer_key_path, problems, sealed)
+    clean = [question for record in records if (question := _clean_record(record, state)) is not None]
     for uid, (_, row) in answer_key.items():
         problems.add(answer_key_path, f"answer key has question_id {uid!r} but no such question was imported",
                      row=row, column="question_id", hint="remove the row or add the question")

@@ -1,10 +1,8 @@
 // A benchmark's page. Expects #page-data (frontend/views/benchmarks.py taxonomy_chart):
 //   {ids: [...], labels: [...], parents: [... "" for a category], values: [topic population or 0], counts, total}
-(function () {
-  "use strict";
-  const M = window.MMLU;
-  const data = M && M.pageData();
-  if (!data || !data.ids.length) return;
+"use strict";
+if (window.MMLU) window.MMLU.boot(null, (M, data) => {
+  if (!data.ids.length) return;
   M.draw("taxonomy", [{
     type: "sunburst", ids: data.ids, labels: data.labels.map((l) => M.esc(l)), parents: data.parents,
     values: data.values, branchvalues: "remainder", maxdepth: 2, insidetextorientation: "radial",
@@ -14,4 +12,4 @@
     height: M.narrow() ? 380 : 520, margin: {l: 0, r: 0, t: 10, b: 10},
     sunburstcolorway: M.series, extendsunburstcolors: true,
   });
-})();
+});

@@ -2,13 +2,8 @@
 //   {benchmark, shots, delta0 (points), total,
 //    delta: [[hub_id, revision, precision, delta, ci95_low, ci95_high, z, flagged 0/1], ...] (lowest z first, ≤ 40),
 //    history: [[date, mean_delta, models], ...] (drawn from 3 points on)}
-(function () {
-  "use strict";
-  const form = document.getElementById("contamination-form");
-  if (form) form.querySelectorAll("select").forEach((s) => s.addEventListener("change", () => form.submit()));
-  const M = window.MMLU;
-  const data = M && M.pageData();
-  if (!data) return;
+"use strict";
+if (window.MMLU) window.MMLU.boot("#contamination-form select", (M, data) => {
   const P = M.palette;
 
   const rows = data.delta;
@@ -54,4 +49,4 @@
       yaxis: {title: {text: "mean Δ (points)"}, zeroline: true, zerolinecolor: "#1b1f24", gridcolor: "#e5e7eb"},
     });
   }
-})();
+});

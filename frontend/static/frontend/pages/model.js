@@ -6,13 +6,8 @@
 //    summaries: {radar, subcategories, variants}}
 // The run chooser (select[name=run]) loads another run's page. Figures show one decimal, as the page's tables.
 // The topic table is sorted by sortable.js, which does not wait for Plotly.
-(function () {
-  "use strict";
-  const chooser = document.querySelector("#run-chooser select[name=run]");
-  if (chooser) chooser.addEventListener("change", () => chooser.form.submit());
-  const M = window.MMLU;
-  const data = M && M.pageData();
-  if (!data) return;
+"use strict";
+if (window.MMLU) window.MMLU.boot("#run-chooser select[name=run]", (M, data) => {
   const P = M.palette;
 
   // Category radar (the paper's Fig. 13): closed polygon over the categories.
@@ -75,4 +70,4 @@
       yaxis: {autorange: "reversed", automargin: true},
     });
   }
-})();
+});

@@ -3,13 +3,8 @@
 //    published_histogram: [10 counts of the paper's topic scores] | null, n_scored, mean,
 //    topics: [{slug, topic, category, n, mrscore, low, high, published, accuracy, score, bin}],
 //    bins: [{label, topics}], provenance: {...} | null, judge_is_demo}
-(function () {
-  "use strict";
-  const select = document.querySelector("#mrscore-form select[name=benchmark]");
-  if (select) select.addEventListener("change", () => select.form.submit());
-  const M = window.MMLU;
-  const data = M && M.pageData();
-  if (!data) return;
+"use strict";
+if (window.MMLU) window.MMLU.boot("#mrscore-form select[name=benchmark]", (M, data) => {
   const P = M.palette;
   const labels = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
   // The paper's bins (Table 9), one colour each on both charts.
@@ -53,4 +48,4 @@
       yaxis: M.accuracyAxis(pts.map((t) => t.accuracy), "mean accuracy across models (%)"),
     }, "y"));
   }
-})();
+});

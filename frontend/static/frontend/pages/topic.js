@@ -1,10 +1,8 @@
 // A topic's page. Expects #page-data (frontend/payloads/topics.py topic_chart):
 //   {models: [[hub_id, precision, accuracy, ci95_low, ci95_high, n], ...] (best first, at most 30), total}
-(function () {
-  "use strict";
-  const M = window.MMLU;
-  const data = M && M.pageData();
-  if (!data || !data.models.length) return;
+"use strict";
+if (window.MMLU) window.MMLU.boot(null, (M, data) => {
+  if (!data.models.length) return;
   const rows = data.models;
   const counts = {};
   rows.forEach((r) => { counts[r[0]] = (counts[r[0]] || 0) + 1; });
@@ -22,4 +20,4 @@
     xaxis: M.accuracyAxis(rows.flatMap((r) => [r[3], r[4]])),
     yaxis: {type: "category", categoryorder: "array", categoryarray: labels, autorange: "reversed", automargin: true},
   }, "x"));
-})();
+});

@@ -2,13 +2,8 @@
 //   {easiest: [{slug, topic, category, mean, low, high, models}], hardest: [... same, hardest first]}
 // A dot: the mean accuracy across models; a grey band: from the worst to the best model (the paper's Figs. 14-15).
 // The band is a spread of models, not a confidence interval, so it is drawn and named differently from one.
-(function () {
-  "use strict";
-  const select = document.querySelector("#topics-form select[name=benchmark]");
-  if (select) select.addEventListener("change", () => select.form.submit());
-  const M = window.MMLU;
-  const data = M && M.pageData();
-  if (!data) return;
+"use strict";
+if (window.MMLU) window.MMLU.boot("#topics-form select[name=benchmark]", (M, data) => {
 
   function dots(name, rows, color) {
     if (!rows.length) return;
@@ -33,4 +28,4 @@
   }
   dots("easiest", data.easiest, M.palette.green);
   dots("hardest", data.hardest, M.palette.vermillion);
-})();
+});

@@ -2,7 +2,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.benchmarks.importers.errors import BenchmarkImportError
-from leaderboard.benchmarks.services import benchmark_create
+from leaderboard.benchmarks.creation_services import benchmark_create
 
 
 class Command(BaseCommand):

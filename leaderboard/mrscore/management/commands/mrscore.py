@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evaluator.judges import JudgeError
 
+from leaderboard.core.cli import add_engine_arguments, add_switches
 from leaderboard.core.progress import CountProgressBar
 from leaderboard.mrscore import selectors, services
 from leaderboard.mrscore.models import JobStatus
@@ -30,23 +31,19 @@ class Command(BaseCommand):
                             help="also send the sealed test questions to a remote endpoint")
         parser.add_argument("--chunk-size", type=int, default=services.DEFAULT_CHUNK_SIZE)
         local = parser.add_argument_group("local judge")
-        local.add_argument("--backend", default="transformers", choices=["transformers", "vllm"])
-        local.add_argument("--device", default="cpu")
-        local.add_argument("--dtype", default="auto")
-        local.add_argument("--batch-size", type=int, default=16)
-        local.add_argument("--mode", default="logprobs", choices=["logprobs", "generate"])
+        add_engine_arguments(local)
         local.add_argument("--chat-template", default="auto", choices=["auto", "on", "off"])
         http = parser.add_argument_group("endpoint judge")
         http.add_argument("--api-key-env", default="MRSCORE_JUDGE_API_KEY",
                           help="environment variable holding the API key (read by the worker; never stored)")
         http.add_argument("--concurrency", type=int, default=8)
-        http.add_argument("--no-logprobs", action="store_true", help="do not ask the endpoint for log-probs")
-        parser.add_argument("--demo-judge", action="store_true",
-                            help="mark the judge as a demo model (no comparison with the paper)")
-        parser.add_argument("--enqueue", action="store_true", help="send the job to the Celery queue and return")
-        parser.add_argument("--force", action="store_true", help="start a new job even if an identical one exists")
-        parser.add_argument("--takeover", action="store_true",
-                            help="resume a job marked running whose process is gone (before its lease expires)")
+        add_switches(http, {"--no-logprobs": "do not ask the endpoint for log-probs"})
+        add_switches(parser, {
+            "--demo-judge": "mark the judge as a demo model (no comparison with the paper)",
+            "--enqueue": "send the job to the Celery queue and return",
+            "--force": "start a new job even if an identical one exists",
+            "--takeover": "resume a job marked running whose process is gone (before its lease expires)",
+        })
         parser.add_argument("--show", type=int, metavar="JOB", help="print a job's summary and exit")
         parser.add_argument("--json", action="store_true", help="print the summary as JSON")
 

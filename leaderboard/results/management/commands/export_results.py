@@ -7,6 +7,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 from django.core.serializers.json import DjangoJSONEncoder
 
+from leaderboard.core.csv import csv_lines
 from leaderboard.core.progress import tqdm_progress
 from leaderboard.results import csv as results_csv
 from leaderboard.results import selectors
@@ -41,7 +42,7 @@ class Command(BaseCommand):
                 write = stack.enter_context(open(o["output"], "w", encoding="utf-8", newline="")).write
             if o["format"] == "csv":
                 rows = (row for result in items for row in selectors.result_csv_rows(result=result))
-                for line in results_csv.csv_lines(results_csv.MODEL_COLUMNS, rows):
+                for line in csv_lines(results_csv.MODEL_COLUMNS, rows):
                     write(line)
             else:
                 documents = [lm_eval_results(result=result) for result in items]

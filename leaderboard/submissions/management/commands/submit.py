@@ -3,8 +3,10 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.submissions import presenters, services
-from leaderboard.submissions.errors import SubmissionError
+from leaderboard.submissions import services
+from leaderboard.core.errors import DomainError
+from leaderboard.hub.ids import model_ref
+from leaderboard.submissions.serializers import SubmissionOutputSerializer
 from leaderboard.submissions.models import ModelType, Precision
 
 
@@ -29,10 +31,10 @@ class Command(BaseCommand):
             raise CommandError(f"no user {o['user']!r}; create it with createsuperuser or the admin", returncode=2)
         try:
             submission = services.submission_create(
-                user=user, hub_id=o["hub_id"], revision=o["revision"], precision=o["precision"],
+                user=user, ref=model_ref(o["hub_id"], o["revision"]), precision=o["precision"],
                 model_type=o["model_type"], use_chat_template=o["chat"], benchmarks=o["benchmarks"],
                 probe=o["probe"])
-        except SubmissionError as exc:
+        except DomainError as exc:
             raise CommandError(f"{exc.code}: {exc.message}" + (f" — {exc.hint}" if exc.hint else ""),
                                returncode=2) from None
-        self.stdout.write(json.dumps(presenters.submission_status(submission), default=str, indent=2))
+        self.stdout.write(json.dumps(SubmissionOutputSerializer(submission).data, indent=2))

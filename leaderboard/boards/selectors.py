@@ -1,0 +1,42 @@
+"""The public boards: results' measured rows with contamination's columns (Δ as published, the flag), then
+narrowed and ranked (leaderboard.results.board).
+
+Above results and contamination in the layers (docs/ARCHITECTURE.md §7): contamination reads results' rows to
+judge Δ, so results cannot read contamination's judgement back; the board that shows both is composed here.
+"""
+from leaderboard.contamination import selectors as contamination
+from leaderboard.results import board
+from leaderboard.results import selectors as results
+
+
+def _contamination(*, benchmark, shots):
+    """(hub_id, revision, precision) -> (Δ in points as published, flagged): each model revision's latest
+    published point judged on the board (contamination.selectors.Board; what `flags` and `point_row` read)."""
+    judged = contamination.Board(benchmark=benchmark, shots=shots)
+    return {key: (round(100 * j.delta.delta, 1), j.flagged) for key, j in judged.by_key.items()}
+
+
+def board_rows(*, benchmark, split="validation", shots=0, variant="original", version=None, topics=()):
+    """Every measured row of a board with every column the board shows, unfiltered and unranked (board.view
+    narrows and ranks them), in a fixed number of queries whatever the number of models. `topics`: the
+    accuracy is pooled over those topics' questions (open splits only)."""
+    rows = results.measured_rows(benchmark=benchmark, split=split, shots=shots, variant=variant, version=version,
+                                 topics=topics)
+    deltas = _contamination(benchmark=benchmark, shots=shots)
+    for row in rows:  # board order does not depend on these columns
+        delta, flag = deltas.get((row["hub_id"], row["revision"], row["precision"]), (None, False))
+        row.update(delta=delta, possible_contamination=flag, flagged=row["flagged"] or flag)
+    return rows
+
+
+def leaderboard(*, benchmark, split="validation", shots=0, variant="original", size_class=None, on_device=False,
+                model_type=None, precision=None, flagged=None, params_min=None, params_max=None,
+                include_reported=False, search=None, models=(), topics=(), sort="rank", version=None):
+    """The measured rows ranked by significance among the filtered set (the name search and the model list do
+    not change ranks), then the paper's rows when asked for: labelled, unranked, after every measured row."""
+    rows = board_rows(benchmark=benchmark, split=split, shots=shots, variant=variant, version=version, topics=topics)
+    filters = board.Filters(size_class=size_class, on_device=on_device, model_type=model_type, precision=precision,
+                            flagged=flagged, params_min=params_min, params_max=params_max)
+    reported = results.reported_rows(benchmark_slug=benchmark.slug, shots=shots, variant=variant) if include_reported and not topics else []
+    shown = board.view(rows, filters=filters, reported=reported, search=search, models=models, sort=sort)
+    return shown.rows + shown.reported

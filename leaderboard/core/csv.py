@@ -1,0 +1,41 @@
+"""CSV leaving the server, one way: one writer (`csv_lines`) for the streamed downloads and the DRF renderer of
+`?format=csv` (both in csv_http.py, apart so that the parser of uploads imports no HTTP or DRF) and the export
+command.
+
+Cells are written by `escape_cell`: text starting with = + - @ tab or CR gets a leading ' so a spreadsheet never
+evaluates it (docs/ARCHITECTURE.md §9); numbers stay numbers, booleans are true/false and None is empty. Uploads refuse
+such cells instead (`formula_lead`).
+"""
+import csv
+
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def formula_lead(text: str) -> str | None:
+    """The first character of `text` when a spreadsheet would start a formula with it, else None."""
+    return text[:1] if text[:1] in FORMULA_PREFIXES else None
+
+
+def escape_cell(value):
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return value
+    text = str(value)
+    return "'" + text if formula_lead(text) else text
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+def csv_lines(columns, rows):
+    """The header, then one escaped line per row (a mapping; missing columns are empty)."""
+    writer = csv.writer(_Echo(), lineterminator="\n")
+    yield writer.writerow(columns)
+    for row in rows:
+        yield writer.writerow([escape_cell(row.get(c)) for c in columns])

@@ -1,0 +1,95 @@
+"""Evaluate a model on a benchmark split synchronously (no queue) and store the run."""
+import json
+import os
+import signal
+
+from django.core.management.base import BaseCommand, CommandError
+
+from evaluator.variants import parse_variants
+from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.benchmarks.models import Split
+from leaderboard.core.cli import add_engine_arguments, add_switches
+from leaderboard.core.progress import CountProgressBar
+from leaderboard.evaluations import lifecycle, runner, selectors, services
+from leaderboard.evaluations.models import EvaluationRun
+from leaderboard.evaluations.display import public_summary
+from leaderboard.scoring.services import run_score
+
+
+class Command(BaseCommand):
+    help = ("Evaluate a model (hub id or local folder) on a benchmark split in this process, with a progress "
+            "bar, and store the run. The sealed test split is scored here with the answer key and only its "
+            "rounded overall figure is printed.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--model", required=True, help="hub id (org/name) or a local model folder")
+        parser.add_argument("--revision", default="", help="hub branch, tag or commit sha")
+        parser.add_argument("--benchmark", default="mobile-mmlu")
+        parser.add_argument("--split", default=Split.VALIDATION, choices=[Split.VALIDATION, Split.TEST])
+        add_engine_arguments(parser)
+        parser.add_argument("--template", default="default")
+        parser.add_argument("--shots", type=int, default=0)
+        parser.add_argument("--variants", default="original", help="original, fixed-A..D, R1..R4, all, fixed, random")
+        parser.add_argument("--seed", type=int, default=0)
+        add_switches(parser, {
+            "--chat-template": "wrap prompts in the tokenizer's chat template",
+            "--probe": "also run the TS-Guessing memorization probe (one short generation per question)",
+            "--no-efficiency": "skip the efficiency measurements",
+            "--line": "print one summary line instead of JSON",
+            "--skip-if-done": "print an earlier successful run with the same settings instead of running again",
+        })
+
+    def handle(self, *args, **o):
+        benchmark = bench_selectors.benchmark_get(slug=o["benchmark"])
+        version = benchmark and bench_selectors.version_current(benchmark=benchmark)
+        if version is None:
+            raise CommandError(f"benchmark {o['benchmark']!r} has no imported questions; run import_benchmark or "
+                               "load_demo first.", returncode=2)
+        variants = o["variants"].split(",")
+        if o["skip_if_done"]:
+            earlier = selectors.run_find_succeeded(
+                version=version, split=o["split"], model_ref=o["model"], template=o["template"], shots=o["shots"],
+                variants=list(parse_variants(variants)), seed=o["seed"], mode=o["mode"],
+                use_chat_template=o["chat_template"])
+            if earlier is not None:
+                return self._print(earlier, version, line=o["line"])
+        try:
+            run = services.run_create(
+                version=version, split=o["split"], model_ref=o["model"], model_revision=o["revision"],
+                backend=o["backend"], precision=o["dtype"], template=o["template"], shots=o["shots"],
+                variants=variants, seed=o["seed"], mode=o["mode"],
+                use_chat_template=o["chat_template"], probe=o["probe"],
+            )
+        except services.RunConfigError as exc:
+            raise CommandError(str(exc), returncode=2) from None
+        EvaluationRun.objects.filter(pk=run.pk).update(queue=lifecycle.LOCAL_QUEUE)
+        services.run_claim(run=run)
+        # The lease is renewed while this process loads and predicts, as a GPU worker's is; a cancel from
+        # the admin interrupts the command.
+        beat = runner.Heartbeat(run, on_lost=lambda: os.kill(os.getpid(), signal.SIGINT))
+        backend, loading = None, True
+        try:
+            backend = runner.load_backend(run, device=o["device"], batch_size=o["batch_size"])
+            loading = False
+            with CountProgressBar(unit="item", enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
+                services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"])
+            run_score(run=run)
+        except BaseException as exc:  # Ctrl-C included: the run never stays RUNNING
+            services.run_fail(run=run, exc=exc, during_load=loading)
+            message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc) or type(exc).__name__
+            raise CommandError(f"run {run.pk} failed: {message}", returncode=1) from None
+        finally:
+            beat.stop()
+            if backend is not None and hasattr(backend, "close"):  # vLLM's engine processes would otherwise keep the interpreter alive
+                backend.close()
+        self._print(run, version, line=o["line"])
+
+    def _print(self, run, version, *, line=False):
+        figures = public_summary(split=run.split, summary=run.summary)
+        if line:
+            low, high = figures["ci95"]
+            self.stdout.write(f"{run.model_ref:<28} {version} {run.split:<10} accuracy {figures['accuracy']}% "
+                              f"(95% CI {low}-{high}, n={figures['n']}), run {run.pk}")
+            return
+        self.stdout.write(json.dumps({"run": run.pk, "model": run.model_ref, "benchmark": str(version),
+                                      "split": run.split, **figures}, indent=2))
