@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from .prompts import get_template
 from .questions import LETTERS, Question
 
 SPECIALS = ["<pad>", "<s>", "</s>", "<unk>"]
@@ -127,8 +128,6 @@ def build_val_memorizer(out_dir: str | Path, tokenizer_dir: str | Path, validati
     nothing general, so unseen questions stay near chance.
     """
     import torch
-
-    from .prompts import get_template
 
     labelled = [q for q in validation_questions if q.answer]
     if not labelled:

@@ -15,6 +15,7 @@ from .content_hashes import (BULK_BATCH, split_content_hash, split_hash_match, s
                              version_content_hash)
 from .crypto import encrypt_answer
 from .importers.errors import BenchmarkImportError, ImportProblem, ProblemCollector
+from .importers.hub import download_hub_dataset
 from .importers.readers import read_answer_key, read_hub_folder, read_table_file
 from .importers.validation import clean_records
 from .models import Benchmark, BenchmarkVersion, Question, SEALED_SPLITS, Split
@@ -156,8 +157,6 @@ def benchmark_import(*, benchmark_slug: str, split: str, path=None, hub_repo=Non
     """
     _check_split_flags(split, sealed)
     if hub_repo:  # network first, outside the transaction
-        from .importers.hub import download_hub_dataset
-
         path, revision = download_hub_dataset(hub_repo, revision or "main")
     if path is None:
         raise BenchmarkImportError([ImportProblem("--path", "no input given", hint="pass --path or --hub")])

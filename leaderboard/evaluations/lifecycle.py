@@ -4,13 +4,17 @@ a lease, retry up to RUN_MAX_ATTEMPTS, sweep expired leases, reconcile lost mess
 Every function takes ids or rows and re-reads state from the database: the
 broker may lose, repeat or delay messages, and none of that may change a result.
 """
+import logging
 from datetime import timedelta
+
+import redis.exceptions
 
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import BooleanField, ExpressionWrapper, F, Q
 from django.db.models.functions import Coalesce, Now
+from kombu.exceptions import OperationalError
 
 from leaderboard.core import leases
 from leaderboard.core.text import pg_text
@@ -20,14 +24,16 @@ from .failures import RETRYABLE, RunCancelled, hint
 from .models import EvaluationRun, FailureCode, RunStatus
 from .routing import gpu_queue_for_run
 
-
+log = logging.getLogger(__name__)
 LOCAL_QUEUE = "local"  # runs of manage.py evaluate: predicted in the operator's process, never published
 # Predictions and scoring are leased jobs on the same row: scoring keeps the status SCORING while it holds
 # the lease and counts its own attempts.
 RUNS = leases.Leased(EvaluationRun, lease_setting="RUN_LEASE_SECONDS")
 SCORING = leases.Leased(EvaluationRun, lease_setting="RUN_LEASE_SECONDS", attempts="scoring_attempts",
                         queued=RunStatus.SCORING, running=RunStatus.SCORING)
+# Tasks are sent by name: their modules import this one (and score_run lives above it, in leaderboard.scoring).
 SCORE_TASK = "evaluations.score_run"  # leaderboard.scoring.tasks.score_run
+NOTIFY_TASK = "evaluations.notify_run"  # leaderboard.evaluations.tasks.notify_run
 
 
 def send_predict(run_id: int, *, countdown: int = 0):
@@ -37,23 +43,15 @@ def send_predict(run_id: int, *, countdown: int = 0):
     cannot be reached, the run stays queued and the reconciler (reconcile(), on beat) publishes it later; the
     error is logged, never raised, so the request or task that made the run still succeeds as a whole.
     """
-    import logging
-
-    import redis.exceptions
-    from kombu.exceptions import OperationalError
-
-    from .tasks import predict_run
-
     queue = EvaluationRun.objects.filter(pk=run_id).values_list("queue", flat=True).first() or "gpu"
     try:
-        predict_run.apply_async(args=[run_id], queue=queue, countdown=countdown)
+        current_app.send_task(broker.TASK, args=[run_id], queue=queue, countdown=countdown)
     except (OperationalError, redis.exceptions.ConnectionError, redis.exceptions.TimeoutError, OSError) as exc:
-        logging.getLogger(__name__).warning(
+        log.warning(
             "broker unreachable, run %s stays queued; the reconciler will publish it: %s", run_id, exc)
 
 
 def send_score(run_id: int, *, countdown: int = 0):
-    # By name: the task lives above this layer (leaderboard.scoring.tasks), where scoring is published.
     current_app.send_task(SCORE_TASK, args=[run_id], queue="default", countdown=countdown)
 
 
@@ -155,9 +153,7 @@ def run_finished(*, run_id: int):
 
 
 def _notify(run_id):
-    from .tasks import notify_run
-
-    notify_run.apply_async(args=[run_id], queue="default")
+    current_app.send_task(NOTIFY_TASK, args=[run_id], queue="default")
 
 
 def sweep() -> dict:

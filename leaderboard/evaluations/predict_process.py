@@ -14,11 +14,10 @@ def main(argv: list[str]) -> int:
     run_id, attempt, outcome_file = int(argv[0]), int(argv[1]), Path(argv[2])
     import django
 
-    django.setup()
+    django.setup()  # a bare interpreter: the app's modules import only once Django is set up
     from leaderboard.core.logging import log_context
-    from leaderboard.evaluations.runner import predict_claimed
-
     from leaderboard.evaluations.failures import Stopped
+    from leaderboard.evaluations.runner import predict_claimed
 
     def stop(signum, frame):  # a cancel, a time limit: unwind, so `finally` shuts the engine down
         raise Stopped(f"signal {signum}")

@@ -25,13 +25,14 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 
+from evaluator import checkpoint
 from evaluator.backends import create_backend
 from evaluator.precisions import resolve_load
 from evaluator.prompts import render_questions
 
 from leaderboard.benchmarks.models import SEALED_SPLITS
 
-from . import failures, lifecycle, selectors, services
+from . import failures, lifecycle, model_cache, selectors, services
 from .models import EvaluationRun, RunStatus
 
 log = logging.getLogger(__name__)
@@ -250,13 +251,9 @@ def failed(run: EvaluationRun, exc: BaseException, *, during_load: bool) -> Outc
 
 def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = None):
     """The run's backend with the dtype and quantization its precision resolves to (evaluator/precisions.py)."""
-    from evaluator import checkpoint
-
     location = selectors.model_location(model_ref=run.model_ref)
     revision = run.model_revision or None
     if settings.RUN_MODEL_CACHE_GB and location == run.model_ref:  # a hub id: its files go to the cache
-        from . import model_cache
-
         model_cache.prune(max_bytes=settings.RUN_MODEL_CACHE_GB * 10**9, keep=run.model_ref)
     kwargs = {"revision": revision, "device": device, "batch_size": batch_size or settings.RUN_BATCH_SIZE,
               "seed": run.seed}

@@ -1,7 +1,9 @@
 """Reads for evaluations: questions in the engine's format, run state, persisted chunks."""
+from evaluator.engine import PlanMismatch
 from evaluator.questions import Question as EngineQuestion
 
 from leaderboard.benchmarks.crypto import decrypt_answer
+from leaderboard.benchmarks.demo import DEMO_MODELS, demo_models_dir
 from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
 
 from .models import EvaluationRun, PredictionChunk
@@ -43,8 +45,6 @@ def answer_key(*, version: BenchmarkVersion, split: str) -> dict[str, frozenset[
 def model_location(*, model_ref: str) -> str:
     """Where to load a model from: the hub id itself, except the demo models (`demo/<name>`), which
     load_demo builds locally under var/demo/ (they are not on the hub)."""
-    from leaderboard.benchmarks.demo import DEMO_MODELS, demo_models_dir
-
     namespace, _, name = model_ref.partition("/")
     if namespace == "demo" and name in DEMO_MODELS and (demo_models_dir() / name / "config.json").exists():
         return str(demo_models_dir() / name)
@@ -57,8 +57,6 @@ def run_chunks(*, run: EvaluationRun) -> dict[int, list[dict]]:
 
 def run_chunks_of_plan(*, run: EvaluationRun) -> dict[int, list[dict]]:
     """The stored chunks to resume from. A chunk of another plan is never merged: PlanMismatch."""
-    from evaluator.engine import PlanMismatch
-
     chunks = PredictionChunk.objects.filter(run=run).order_by("index").values_list("index", "fingerprint", "rows")
     out = {}
     for index, fingerprint, rows in chunks:

@@ -13,6 +13,8 @@ from django.utils import timezone
 
 from evaluator.engine import EvaluationPlan, plan_evaluation, rescore_rows, run_evaluation
 from evaluator.metrics import summarize
+from evaluator.efficiency import fixed_sample, measure_efficiency
+from evaluator.probe import MAX_NEW_TOKENS as PROBE_MAX_NEW_TOKENS
 from evaluator.probe import probe_counts, run_probe
 from evaluator.prompts import get_template, template_hash
 from evaluator.questions import Question
@@ -24,6 +26,9 @@ from leaderboard.core.errors import DomainError
 from leaderboard.core.text import pg_json
 
 from . import selectors
+from .failures import classify, log_excerpt
+from .lifecycle import run_claim_for_worker
+from .lifecycle import run_fail as lifecycle_fail
 from .models import EvaluationRun, PredictionChunk, RunStatus
 
 # Variants that need the answer to build (the correct option moved to a letter). Shown
@@ -97,15 +102,11 @@ def _plan(run: EvaluationRun, questions: list[Question], dev: list[Question] | N
 
 def max_new_tokens(run: EvaluationRun) -> int:
     """Tokens a run generates after a prompt: 1 to score letters; generation mode and the probe reply at length."""
-    from evaluator.probe import MAX_NEW_TOKENS as PROBE_TOKENS
-
-    return max(GENERATE_TOKENS if run.mode == "generate" else 1, PROBE_TOKENS if run.probe else 1)
+    return max(GENERATE_TOKENS if run.mode == "generate" else 1, PROBE_MAX_NEW_TOKENS if run.probe else 1)
 
 
 def run_claim(*, run: EvaluationRun) -> bool:
     """queued → running, by a conditional UPDATE: exactly one worker wins."""
-    from .lifecycle import run_claim_for_worker
-
     claimed = run_claim_for_worker(run_id=run.pk) is not None
     run.refresh_from_db()
     return claimed
@@ -128,8 +129,6 @@ def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_
 
     The plan is made once here (its size is the progress total) and handed to the engine. The returned result's
     rows are the run's predictions; its summary is left unmade: run_summarize scores on the trusted side."""
-    from evaluator.efficiency import fixed_sample, measure_efficiency
-
     questions, dev = selectors.run_engine_inputs(run=run)
     plan = _plan(run, questions, dev)
     done = selectors.run_chunks_of_plan(run=run)
@@ -181,9 +180,6 @@ def run_summarize(*, run: EvaluationRun) -> list[dict] | None:
 
 def run_fail(*, run: EvaluationRun, exc: BaseException, during_load: bool) -> EvaluationRun:
     """A synchronous run (manage.py evaluate) that failed: no retry, the reason recorded."""
-    from .failures import classify, log_excerpt
-    from .lifecycle import run_fail as lifecycle_fail
-
     code = classify(exc, during_load=during_load)
     lifecycle_fail(run=run, code=code, reason=f"{code}: {type(exc).__name__}",
                    excerpt=log_excerpt(exc, sealed=run.split in SEALED_SPLITS))

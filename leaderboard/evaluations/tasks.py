@@ -7,23 +7,22 @@ from celery import shared_task
 from leaderboard.core.leases import exclusive
 from leaderboard.core.logging import log_context
 
-from . import lifecycle, notices
+from . import broker, lifecycle, notices
+from .runner import predict
 
 log = logging.getLogger(__name__)
 
 
 # The name is older than this module and stays: queued messages, the GPU route ("evaluator.*" in
 # CELERY_TASK_ROUTES) and the reconciler's broker scan (broker.TASK) all go by it.
-@shared_task(name="evaluator.predict_run", acks_late=True, reject_on_worker_lost=True, ignore_result=False)
+@shared_task(name=broker.TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=False)
 def predict_run(run_id: int) -> dict:
     """GPU queue: claim the run, predict it in a process of its own, hand off scoring (runner.predict)."""
-    from .runner import predict  # the evaluator's backends load only where a run is predicted
-
     with log_context(run_id=run_id):  # every log line of the run carries its id
         return predict(run_id)
 
 
-@shared_task(name="evaluations.notify_run", ignore_result=True)
+@shared_task(name=lifecycle.NOTIFY_TASK, ignore_result=True)
 def notify_run(run_id: int) -> None:
     with log_context(run_id=run_id):
         notices.run_notify(run_id=run_id)

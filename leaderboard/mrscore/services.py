@@ -8,6 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from celery import current_app
 from django.conf import settings as django_settings
 from django.db import transaction
 from django.db.models import F, Q
@@ -29,6 +30,7 @@ from .models import JobStatus, JudgeKind, MRScoreChunk, MRScoreJob, QuestionMRSc
 
 DEFAULT_CHUNK_SIZE = 64
 # Judge jobs are leased like evaluation runs (ARCHITECTURE §8), with a lease renewed after each judged chunk.
+JUDGE_TASK = "mrscore.judge"  # leaderboard.mrscore.tasks.judge_job, sent by name: that module imports this one
 JOBS = leases.Leased(MRScoreJob, lease_setting="MRSCORE_LEASE_SECONDS")
 # The paper's topic MRScores are compared with ours (Spearman) only for a real judge on a real
 # benchmark: at least this many topics, each with at least this many scored questions.
@@ -155,10 +157,8 @@ def job_queue_name(*, job: MRScoreJob) -> str:
 
 def job_enqueue(*, job: MRScoreJob, countdown: int = 0) -> None:
     """Send the job to its queue once the surrounding transaction commits."""
-    from .tasks import judge_job
-
     queue = job_queue_name(job=job)
-    transaction.on_commit(lambda: judge_job.apply_async(args=[job.pk], queue=queue, countdown=countdown))
+    transaction.on_commit(lambda: current_app.send_task(JUDGE_TASK, args=[job.pk], queue=queue, countdown=countdown))
 
 
 def job_requeue(*, job: MRScoreJob, reset_attempts: bool = False, reason: str = "") -> bool:

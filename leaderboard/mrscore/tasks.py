@@ -16,7 +16,7 @@ from .models import JobStatus
 logger = logging.getLogger(__name__)
 
 
-@shared_task(name="mrscore.judge", acks_late=True)
+@shared_task(name=services.JUDGE_TASK, acks_late=True)
 def judge_job(job_id: int):
     job = selectors.job_get(job_id=job_id)
     if job is None or not services.job_claim(job=job):

@@ -13,7 +13,7 @@ from . import services
 log = logging.getLogger(__name__)
 
 
-@shared_task(name="evaluations.score_run", acks_late=True, ignore_result=False)  # ids only: kept for operators
+@shared_task(name=lifecycle.SCORE_TASK, acks_late=True, ignore_result=False)  # ids only: kept for operators
 def score_run(run_id: int) -> dict:
     with log_context(run_id=run_id):
         # Conditional: only a run that finished predicting is scored, by one scorer, attempts counted.

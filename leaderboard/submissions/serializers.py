@@ -4,6 +4,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from leaderboard.benchmarks.models import SEALED_SPLITS
+from leaderboard.contamination.ladder import withheld_test_runs
 from leaderboard.evaluations.display import public_summary
 from leaderboard.evaluations.models import RunStatus
 
@@ -87,8 +88,6 @@ def _change(run, accuracy, previous):
 def _withheld(run) -> bool:
     if run.split not in SEALED_SPLITS:
         return False
-    from leaderboard.contamination.ladder import withheld_test_runs
-
     return withheld_test_runs().filter(candidate_run_id=run.pk).exists()
 
 

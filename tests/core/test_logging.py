@@ -65,15 +65,14 @@ def test_it_carries_the_run_id_inside_a_run(json_lines):
 
 def test_it_binds_the_run_id_in_the_prediction_task(json_lines, monkeypatch):
     """The GPU task sets the run id before any work, so every line of the run carries it."""
-    from leaderboard.evaluations.tasks import predict_run
-    from leaderboard.evaluations import runner
+    from leaderboard.evaluations import tasks
 
     def fake_predict(run_id):
         logging.getLogger("leaderboard.evaluations.runner").info("predicting")
         return {"run": run_id, "bound": run_id_var.get()}
 
-    monkeypatch.setattr(runner, "predict", fake_predict)
-    assert predict_run.run(9) == {"run": 9, "bound": 9}  # the task's function, called in this process
+    monkeypatch.setattr(tasks, "predict", fake_predict)
+    assert tasks.predict_run.run(9) == {"run": 9, "bound": 9}  # the task's function, called in this process
     assert [e["run_id"] for e in json_lines()] == [9] and run_id_var.get() is None
 
 

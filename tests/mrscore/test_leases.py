@@ -3,6 +3,7 @@ back by beat's sweeper, and one that has used its attempts ends FAILED with a re
 from datetime import timedelta
 
 import pytest
+from celery import current_app
 from django.utils import timezone
 
 from leaderboard.mrscore import services, tasks
@@ -20,7 +21,7 @@ def job(demo_loaded, judge_server):
 @pytest.fixture
 def sent(monkeypatch):
     messages = []
-    monkeypatch.setattr(tasks.judge_job, "apply_async", lambda args, queue, countdown: messages.append(args))
+    monkeypatch.setattr(current_app, "send_task", lambda name, args, queue, countdown: messages.append(args))
     return messages
 
 

@@ -1,6 +1,7 @@
 """The Celery task through a real worker process and Redis (no eager mode): an HTTP judge job on the
 default queue, claimed by a conditional update, finalised with its aggregates."""
 import pytest
+from celery import current_app
 
 from leaderboard.benchmarks.demo import demo_import
 from leaderboard.mrscore import services
@@ -48,10 +49,8 @@ def test_it_works(judge_server):
 
 @pytest.mark.django_db
 def test_it_enqueues_on_commit_by_judge_kind(judge_server, demo_loaded, monkeypatch, django_capture_on_commit_callbacks):
-    from leaderboard.mrscore.tasks import judge_job
-
     sent = []
-    monkeypatch.setattr(judge_job, "apply_async", lambda args, queue, countdown: sent.append((args, queue)))
+    monkeypatch.setattr(current_app, "send_task", lambda name, args, queue, countdown: sent.append((name, args, queue)))
     http, _ = services.job_create(benchmark_slug="mobile-mmlu", splits=["validation"],
                                   spec=services.judge_spec_from_options(model="m", endpoint=judge_server.endpoint))
     local, _ = services.job_create(benchmark_slug="mobile-mmlu", splits=["validation"],
@@ -62,7 +61,7 @@ def test_it_enqueues_on_commit_by_judge_kind(judge_server, demo_loaded, monkeypa
     assert sent == [] and len(callbacks) == 2  # nothing leaves before the commit
     for callback in callbacks:
         callback()
-    assert sent == [([http.pk], "default"), ([local.pk], "gpu")]
+    assert sent == [("mrscore.judge", [http.pk], "default"), ("mrscore.judge", [local.pk], "gpu")]
 
 
 @pytest.mark.django_db
