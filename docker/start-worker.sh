@@ -16,7 +16,8 @@ case "$kind" in
     # process to stop at its next chunk boundary; its run goes back to the queue without spending an
     # attempt, Celery's warm shutdown then ends, and the next worker resumes from the stored chunks.
     drain_file="${RUN_DRAIN_FILE:-${LEADERBOARD_VAR_DIR:-var}/gpu-worker.drain}"
-    # The trap must never fail (set -e would end the script and orphan the worker): its folder exists first.
+    # The trap must never fail (under set -e it would stop before forwarding SIGTERM, and a later SIGKILL of
+    # this script would orphan Celery): the drain file's folder exists first.
     mkdir -p "$(dirname "$drain_file")"
     rm -f "$drain_file"
     celery -A leaderboard worker -Q "${GPU_WORKER_QUEUES:-gpu}" -c 1 --prefetch-multiplier 1 \

@@ -1,9 +1,12 @@
 """The start scripts exist, are executable, pass `bash -n` and shellcheck, and start what they should."""
+import contextlib
 import os
 import re
 import shutil
+import signal
 import stat
 import subprocess
+import time
 
 import pytest
 
@@ -114,3 +117,47 @@ def test_it_migrates_grants_and_collects_before_serving(fake_bin):
 def test_it_starts_beat(fake_bin):
     result, calls = fake_bin("start-beat.sh")
     assert result.returncode == 0 and calls[0].startswith("celery -A leaderboard beat ")
+
+
+def test_a_stopped_gpu_worker_leaves_no_celery_behind_when_its_drain_folder_is_missing(tmp_path):
+    """docker stop sends SIGTERM to the script: it marks the drain and forwards the signal. When marking failed
+    (the drain file's folder did not exist), the trap stopped before forwarding it; the SIGKILL that followed the
+    grace period ended the script only, and Celery ran on, orphaned, taking tasks meant for the next worker."""
+    bin_dir, pid_file, got = tmp_path / "bin", tmp_path / "celery.pid", tmp_path / "celery.got"
+    bin_dir.mkdir()
+    drain = tmp_path / "not" / "yet" / "gpu-worker.drain"
+    celery = bin_dir / "celery"  # stands in for Celery: waits to be told to stop, and says whether the drain was on
+    celery.write_text(f"#!/bin/sh\necho $$ > {pid_file}\n"
+                      f"trap 'test -e {drain} && echo drained > {got}; exit 0' TERM\n"
+                      "while :; do sleep 0.1; done\n")
+    celery.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(tmp_path), "RUN_DRAIN_FILE": str(drain),
+           "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "prom")}
+    script = subprocess.Popen(["bash", str(REPO / "docker" / "start-worker.sh"), "gpu"], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        for _ in range(100):
+            if pid_file.exists() and pid_file.read_text().strip():
+                break
+            time.sleep(0.05)
+        celery_pid = int(pid_file.read_text())
+        script.send_signal(signal.SIGTERM)
+        output, _ = script.communicate(timeout=20)
+        # Celery was told to stop after the drain was marked: the run in progress stops at a chunk boundary.
+        assert got.exists() and got.read_text().strip() == "drained", output
+        for _ in range(100):
+            if not _alive(celery_pid):
+                break
+            time.sleep(0.05)
+        assert not _alive(celery_pid), "Celery outlived its start script"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(script.pid, signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
