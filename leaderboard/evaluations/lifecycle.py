@@ -8,7 +8,6 @@ import logging
 from datetime import timedelta
 
 import redis.exceptions
-
 from celery import current_app
 from django.conf import settings
 from django.db import transaction

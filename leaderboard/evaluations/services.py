@@ -11,9 +11,9 @@ from importlib import metadata
 from django.conf import settings
 from django.utils import timezone
 
+from evaluator.efficiency import fixed_sample, measure_efficiency
 from evaluator.engine import EvaluationPlan, plan_evaluation, rescore_rows, run_evaluation
 from evaluator.metrics import summarize
-from evaluator.efficiency import fixed_sample, measure_efficiency
 from evaluator.probe import MAX_NEW_TOKENS as PROBE_MAX_NEW_TOKENS
 from evaluator.probe import probe_counts, run_probe
 from evaluator.prompts import get_template, template_hash
