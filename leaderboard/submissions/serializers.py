@@ -125,6 +125,12 @@ class ErrorSerializer(serializers.Serializer):
     code = serializers.CharField()
     detail = serializers.CharField()
     hint = serializers.CharField()
+    # Present with some codes only:
+    existing_submission = serializers.IntegerField(required=False, help_text="DUPLICATE: the live submission")
+    scope = serializers.ChoiceField(choices=["account", "namespace"], required=False,
+                                    help_text="QUOTA_EXCEEDED: whose quota is spent")
+    namespace = serializers.CharField(required=False, help_text="QUOTA_EXCEEDED with scope namespace: which one")
+    frees_at = serializers.DateTimeField(required=False, help_text="QUOTA_EXCEEDED: when the next slot frees up")
 
 
 class PredictionUploadInputSerializer(serializers.Serializer):

@@ -38,17 +38,19 @@ def quota_check(*, user, namespace):
     account: a stranger neither uses up an organisation's quota nor is refused by it (their own quota holds them)."""
     days, limit = settings.SUBMISSION_QUOTA_DAYS, settings.SUBMISSION_QUOTA
     since = selectors.quota_window_start(days)
-    scopes = [("you already have", selectors.quota_used(since=since, user=user))]
+    # (scope, who, used): the API's body names the spent quota as `scope` ("account" or "namespace").
+    scopes = [({"scope": "account"}, "you already have", selectors.quota_used(since=since, user=user))]
     if selectors.owns_namespace(user, namespace):
-        scopes.append((f"the accounts that own the namespace {namespace.lower()!r} already have",
+        scopes.append(({"scope": "namespace", "namespace": namespace.lower()},
+                       f"the accounts that own the namespace {namespace.lower()!r} already have",
                        selectors.quota_used(since=since, namespace=namespace)))
-    for scope, used in scopes:
+    for scope, who, used in scopes:
         if used.count() >= limit:
             frees_at = used.first().created_at + timedelta(days=days)
             raise QuotaExceeded(
-                f"{scope} {limit} accepted submissions (models and uploaded predictions) in the last {days} days; "
+                f"{who} {limit} accepted submissions (models and uploaded predictions) in the last {days} days; "
                 f"the next slot frees up at {frees_at:%Y-%m-%d %H:%M} UTC.",
-                hint="failed and cancelled submissions do not count", frees_at=frees_at.isoformat())
+                hint="failed and cancelled submissions do not count", frees_at=frees_at.isoformat(), **scope)
 
 
 def model_entry_for(*, hub_id: str) -> ModelEntry:

@@ -100,7 +100,7 @@ def test_quota_boundary_fifth_accepted_sixth_refused_with_the_date(api, hub_mode
     sixth = api(model_type="instruct", use_chat_template=True)
     assert sixth.status_code == 429 and sixth.json()["code"] == "QUOTA_EXCEEDED"
     frees_at = oldest.created_at + timedelta(days=7)
-    assert sixth.json()["frees_at"] == frees_at.isoformat()
+    assert sixth.json()["frees_at"] == frees_at.isoformat() and sixth.json()["scope"] == "account"
     assert frees_at.strftime("%Y-%m-%d %H:%M") in sixth.json()["detail"]
     assert snapshot() == before
 
@@ -187,7 +187,8 @@ def test_an_over_quota_namespace_makes_no_hub_request_for_another_user(client, a
     requests_before = len(fake_hub.requests)
     response = api(precision="float16")
     assert response.status_code == 429 and response.json()["code"] == "QUOTA_EXCEEDED", response.content
-    assert "'demo-org'" in response.json()["detail"]  # the namespace whose quota is spent
+    assert (response.json()["scope"], response.json()["namespace"]) == ("namespace", "demo-org")  # whose quota
+    assert "'demo-org'" in response.json()["detail"]
     assert len(fake_hub.requests) == requests_before
 
 

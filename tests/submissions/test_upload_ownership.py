@@ -135,7 +135,8 @@ def test_a_namespace_quota_counts_its_owners_submissions(submit_as, login, setti
     before = snapshot()
     refused = submit_as(member, "DEMO-ORG/tiny", precision="float16")
     assert refused.status_code == 429 and refused.json()["code"] == "QUOTA_EXCEEDED", refused.content
-    assert "'demo-org'" in refused.json()["detail"]  # the namespace's quota (the member's own is unused)
+    # the namespace's quota (the member's own is unused)
+    assert (refused.json()["scope"], refused.json()["namespace"]) == ("namespace", "demo-org"), refused.content
     assert snapshot() == before
 
 
@@ -145,7 +146,7 @@ def test_uploads_count_for_the_uploader(upload_as, client, settings):
     assert upload_as(uploader, "uploader/tiny").status_code == 201
     response = client.post(SUBMIT, {"hub_id": "other-org/model"}, content_type="application/json")
     assert response.status_code == 429 and response.json()["code"] == "QUOTA_EXCEEDED", response.content
-    assert "other-org" not in response.json()["detail"]  # the uploader's own quota, not the namespace's
+    assert response.json()["scope"] == "account" and "namespace" not in response.json()  # the uploader's own quota
 
 
 # --- hub ids compare case-insensitively ----------------------------------------------------------------
