@@ -11,7 +11,7 @@ from leaderboard.results import selectors as results
 
 def _contamination(*, benchmark, shots):
     """(hub_id, revision, precision) -> (Δ in points as published, flagged): each model revision's latest
-    published point judged on the board (contamination.selectors.Board; what `flags` and `point_row` read)."""
+    published point judged on the board (contamination.selectors.Board, as `point_row` reads it)."""
     judged = contamination.Board(benchmark=benchmark, shots=shots)
     return {key: (round(100 * j.delta.delta, 1), j.flagged) for key, j in judged.by_key.items()}
 

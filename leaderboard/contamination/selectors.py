@@ -273,15 +273,3 @@ def model_contamination(*, hub_id: str) -> dict:
                         "benchmark": p.benchmark.slug, "shots": p.shots, "delta": _pt(d.delta), "se": _pt(d.se, 2),
                         "z": round(d.z, 2), "q_value": _sig(j.q), "flagged": j.flagged})
     return {"hub_id": hub_id, "latest": latest, "history": history}
-
-
-def flags(*, benchmark, shots: int) -> dict[tuple[str, str, str], bool]:
-    """(hub_id, revision, precision) -> possible contamination, for the leaderboard's rows."""
-    judged = Board(benchmark=benchmark, shots=shots)
-    # The latest published point of each. A withheld (Ladder) test run never drives a flag: whoever controls the
-    # validation figure could read one bit of its test score per revision from the flag.
-    points = (published_points(DeltaPoint.objects.filter(benchmark=benchmark, shots=shots))
-              .select_related("benchmark").defer("probe"))
-    return {_model_key(point): judged.judge(point).flagged for point in _latest_points(points)}
-
-

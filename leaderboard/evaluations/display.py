@@ -35,11 +35,6 @@ def cell(*, split: str, n: int, correct: int) -> dict:
             "grid": figure.grid_points, "grid_note": grid_note(n)}
 
 
-def published_percent(*, split: str, n: int, correct: int) -> float | None:
-    """The accuracy in percent exactly as `cell` publishes it (sealed: on its grid)."""
-    return cell(split=split, n=n, correct=correct)["accuracy"]
-
-
 def difference(*, split: str, before: float | None, after: float | None):
     """The change between two published accuracies (percent): sealed ones are differenced as published, never
     from their exact fractions."""

@@ -24,10 +24,6 @@ OUTCOMES = ("right", "wrong")
 _CACHE_SECONDS = 24 * 3600
 
 
-class SealedSplit(SealedSplitError):
-    """The question browser never reads a sealed split."""
-
-
 @dataclass(frozen=True)
 class Entry:
     """One question of the browser's list, before its text is read (filtering and paging need no text)."""
@@ -49,7 +45,7 @@ class Entry:
 
 def _refuse_sealed(split):
     if split in SEALED_SPLITS:
-        raise SealedSplit("sealed test questions are never shown")
+        raise SealedSplitError("sealed test questions are never shown")
 
 
 def _original_probs(row) -> dict | None:

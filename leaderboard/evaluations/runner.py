@@ -222,10 +222,11 @@ def predict_claimed(*, run_id: int, attempt: int) -> Outcome:
     try:
         device = settings.RUN_DEVICE
         _limit_cpu_threads(device)
-        backend = load_backend(run, device=device)
+        inputs = selectors.run_engine_inputs(run=run)  # read once: vLLM sizes its context from them too
+        backend = load_backend(run, device=device, inputs=inputs)
         loading = False
         lifecycle.run_heartbeat(run=run)
-        services.run_predict(run=run, backend=backend, on_progress_chunk=lambda: _after_chunk(run))
+        services.run_predict(run=run, backend=backend, inputs=inputs, on_progress_chunk=lambda: _after_chunk(run))
         return Outcome(ok=True)
     except failures.Drained:
         return Outcome(ok=False, code=DRAINED)
@@ -249,8 +250,9 @@ def failed(run: EvaluationRun, exc: BaseException, *, during_load: bool) -> Outc
                    excerpt=failures.log_excerpt(exc, sealed=sealed), detail=failures.detail(exc, sealed=sealed))
 
 
-def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = None):
-    """The run's backend with the dtype and quantization its precision resolves to (evaluator/precisions.py)."""
+def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = None, inputs=None):
+    """The run's backend with the dtype and quantization its precision resolves to (evaluator/precisions.py).
+    `inputs`: the run's (questions, dev exemplars) when the caller has read them already."""
     location = selectors.model_location(model_ref=run.model_ref)
     revision = run.model_revision or None
     if settings.RUN_MODEL_CACHE_GB and location == run.model_ref:  # a hub id: its files go to the cache
@@ -260,7 +262,7 @@ def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = No
     if run.backend == "vllm":
         config = checkpoint.config_dict(location, revision) if device.startswith("cuda") else None
         spec = resolve_load(precision=run.precision, device=device, backend=run.backend, checkpoint_config=config)
-        kwargs.update(spec.as_dict(), sizing_prompts=_sizing_prompts(run), use_chat_template=run.use_chat_template,
+        kwargs.update(spec.as_dict(), sizing_prompts=_sizing_prompts(run, inputs or selectors.run_engine_inputs(run=run)), use_chat_template=run.use_chat_template,
                       max_new_tokens=services.max_new_tokens(run))
         if settings.RUN_TENSOR_PARALLEL_SIZE > 1:
             kwargs["tensor_parallel_size"] = settings.RUN_TENSOR_PARALLEL_SIZE
@@ -271,10 +273,10 @@ def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = No
     return create_backend(run.backend, location, **kwargs)
 
 
-def _sizing_prompts(run: EvaluationRun) -> list[str]:
+def _sizing_prompts(run: EvaluationRun, inputs) -> list[str]:
     """Each question once, original order, with its topic's exemplars: the lengths the context must hold
     (answer-order variants differ by a few tokens, covered by the backend's margin)."""
-    questions, dev = selectors.run_engine_inputs(run=run)
+    questions, dev = inputs
     return render_questions(questions, template=run.template, shots=run.shots, dev_questions=dev)
 
 

@@ -123,13 +123,14 @@ def _chunk_store(run: EvaluationRun, after_chunk=None):
     return on_chunk
 
 
-def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_progress_chunk=None):
+def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_progress_chunk=None, inputs=None):
     """Score every (question, variant) with `backend` under the run's stored plan, persisting chunks;
     resumes from stored chunks of that plan and refuses chunks of any other (PlanMismatch).
 
     The plan is made once here (its size is the progress total) and handed to the engine. The returned result's
-    rows are the run's predictions; its summary is left unmade: run_summarize scores on the trusted side."""
-    questions, dev = selectors.run_engine_inputs(run=run)
+    rows are the run's predictions; its summary is left unmade: run_summarize scores on the trusted side.
+    `inputs`: the run's (questions, dev exemplars) when the caller has read them already (load_backend did)."""
+    questions, dev = inputs or selectors.run_engine_inputs(run=run)
     plan = _plan(run, questions, dev)
     done = selectors.run_chunks_of_plan(run=run)
 

@@ -34,7 +34,6 @@ PRECISIONS: dict[str, PrecisionSpec] = {p.name: p for p in (
                                  "supported by vLLM 0.33 and the transformers backend runs 16-bit checkpoints only",
                   False),
 )}
-DEFAULT_PRECISION = "bfloat16"
 DEFAULT_MAX_PARAMS_16BIT = 100e9
 
 

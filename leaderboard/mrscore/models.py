@@ -14,7 +14,6 @@ from leaderboard.core.leases import LeasedJob, job_statuses
 
 JobStatus = job_statuses("JobStatus", __name__)
 
-TERMINAL_JOB_STATUSES = frozenset({JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.CANCELLED})
 
 
 class JudgeKind(models.TextChoices):

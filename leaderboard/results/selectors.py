@@ -180,14 +180,15 @@ def measured_rows(*, benchmark, split="validation", shots=0, variant="original",
     return rows
 
 
-def _reported_rows(slug, *, shots, variant):
-    """The paper's figures, labelled and never ranked (they were measured on another question set)."""
+def reported_rows(*, benchmark_slug, shots=0, variant="original"):
+    """The paper's figures for a benchmark slug (also ones not hosted here, e.g. "mmlu"), labelled and never ranked
+    (they were measured on another question set)."""
     # Table 2 and Tables 3-4 both print `original` for seven models: Table 2 wins ("paper-table2" sorts first descending).
-    reported = ReportedResult.objects.filter(benchmark_slug=slug, shots=shots, variant=variant).order_by("-source")
+    reported = ReportedResult.objects.filter(benchmark_slug=benchmark_slug, shots=shots, variant=variant).order_by("-source")
     return [{"reported": True, "source": rep.get_source_display(), "hub_id": rep.hub_id, "revision": "",
              "precision": "", "params": None, "size_class": None, "model_type": "", "flagged": False,
              "possible_contamination": False, "run_id": None, "scored_at": None,
-             "n": PUBLISHED_N.get(slug) or None, "correct": None, "accuracy": rep.accuracy, "ci95_low": None,
+             "n": PUBLISHED_N.get(benchmark_slug) or None, "correct": None, "accuracy": rep.accuracy, "ci95_low": None,
              "ci95_high": None} for rep in first_per_key(reported, "hub_id")]
 
 
@@ -298,11 +299,6 @@ def topic_table(*, benchmark, split="validation", shots=0, variant="original", v
             for key, name, n, correct in cells.get(r.pk, ()):
                 yield {**head, "topic": name, "topic_slug": key, **display.cell(split=split, n=n, correct=correct)}
 
-
-def reported_rows(*, benchmark_slug, shots=0, variant="original"):
-    """The paper's figures for a benchmark slug (also ones not hosted here, e.g. "mmlu"), labelled and
-    never ranked."""
-    return _reported_rows(benchmark_slug, shots=shots, variant=variant)
 
 
 def taxonomy_slugs(*, benchmark) -> dict[str, list[str]]:

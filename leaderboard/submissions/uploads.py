@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import SEALED_SPLITS
+from leaderboard.core.errors import DomainError
 from leaderboard.evaluations import services as run_services
 from leaderboard.evaluations.models import UPLOAD_BACKEND, EvaluationRun, PredictionChunk, RunStatus
 from leaderboard.hub.ids import validate_hub_id
@@ -24,23 +25,18 @@ from leaderboard.scoring.services import run_score
 from . import selectors
 from .errors import NotNamespaceOwner, SubmissionError
 from .models import Submission, SubmissionKind, hub_namespace
-from .predictions_upload import TOO_LARGE_HINT, parse_predictions_csv, read_upload
+from .predictions_upload import TOO_LARGE_HINT, UploadTooLarge, parse_predictions_csv, read_upload
 from .services import model_entry_for, quota_check, quota_lock, stored_spelling
 
 CHUNK = 256
 FORM_ALLOWANCE = 64 * 1024  # bytes of a multipart request beyond the file: boundaries, headers, the other fields
 
 
-class UploadTooLargeError(SubmissionError):
-    status = 413
-    code = "UPLOAD_TOO_LARGE"
-
-
 def max_upload_bytes() -> int:
     return settings.PREDICTIONS_UPLOAD_MAX_BYTES
 
 
-def request_too_large(content_length) -> UploadTooLargeError | None:
+def request_too_large(content_length) -> DomainError | None:
     """The refusal of an upload request from its Content-Length alone (before its body is read), or None."""
     try:
         length = int(content_length or 0)
@@ -49,10 +45,11 @@ def request_too_large(content_length) -> UploadTooLargeError | None:
     limit = max_upload_bytes()
     if length <= limit + FORM_ALLOWANCE:
         return None
-    return UploadTooLargeError(
+    return DomainError(
+        UploadTooLarge.code,
         f"the upload request is {length:,} bytes, over the limit of {limit:,} bytes for the predictions file "
         f"(plus {FORM_ALLOWANCE:,} bytes for the other form fields); upload only the two columns "
-        "question_id,predicted_answer", hint=TOO_LARGE_HINT, max_bytes=limit)
+        "question_id,predicted_answer", TOO_LARGE_HINT, UploadTooLarge.status, max_bytes=limit)
 
 
 def predictions_submit(*, user, name: str, benchmark_slug: str, split: str, data,

@@ -69,10 +69,12 @@ class Command(BaseCommand):
         beat = runner.Heartbeat(run, on_lost=lambda: os.kill(os.getpid(), signal.SIGINT))
         backend, loading = None, True
         try:
-            backend = runner.load_backend(run, device=o["device"], batch_size=o["batch_size"])
+            inputs = selectors.run_engine_inputs(run=run)
+            backend = runner.load_backend(run, device=o["device"], batch_size=o["batch_size"], inputs=inputs)
             loading = False
             with CountProgressBar(unit="item", enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
-                services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"])
+                services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"],
+                                     inputs=inputs)
             run_score(run=run)
         except BaseException as exc:  # Ctrl-C included: the run never stays RUNNING
             services.run_fail(run=run, exc=exc, during_load=loading)
