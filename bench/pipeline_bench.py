@@ -243,7 +243,8 @@ def pipeline(args, tmp: Path):
     from leaderboard.benchmarks.demo import demo_import
     from leaderboard.evaluations import services
     from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, PredictionChunk, RunStatus
-    from leaderboard.submissions.services import submission_create, submission_ref
+    from leaderboard.hub.ids import model_ref
+    from leaderboard.submissions.services import submission_create
     from tests.support.fake_hub import fake_hub_session, files_from_folder
     from tests.support.lifecycle import database_url
 
@@ -273,7 +274,7 @@ def pipeline(args, tmp: Path):
             wait_ready(workers)
             user = User.objects.create_user("bench", "bench@example.com", "pw")
             submit_start = time.time()
-            submission = submission_create(user=user, ref=submission_ref(hub_id))
+            submission = submission_create(user=user, ref=model_ref(hub_id))
             submit_end = time.time()
             deadline = time.monotonic() + args.timeout
             while time.monotonic() < deadline:
