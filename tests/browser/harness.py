@@ -76,9 +76,16 @@ class Problems:
     def attach(self, page):
         page.on("console", self._console)
         page.on("pageerror", lambda e: self.items.append(f"uncaught exception: {e}"))
-        page.on("requestfailed", lambda r: self.items.append(f"request failed: {r.url} ({r.failure})"))
+        page.on("requestfailed", self._request_failed)
         page.on("response", lambda r: r.status >= 400 and self.items.append(f"HTTP {r.status}: {r.url}"))
         return self
+
+    def _request_failed(self, request):
+        # Chromium cancels what a page is still loading when it navigates away (a reload, a link, the page
+        # reloading itself): ERR_ABORTED, which no user sees. A missing or failing file is an HTTP status
+        # (the response handler) or another net:: error.
+        if request.failure != "net::ERR_ABORTED":
+            self.items.append(f"request failed: {request.url} ({request.failure})")
 
     def _console(self, message):
         url = message.location.get("url") or ""
