@@ -1,7 +1,7 @@
 from django.urls import include, path
 
-from .views import (about, benchmarks, compare, contamination, leaderboard, model_detail, mrscore, questions,
-                    submissions, submitted_predictions, topics)
+from .views import (about, api_tokens, benchmarks, compare, contamination, leaderboard, model_detail, mrscore,
+                    questions, submissions, submitted_predictions, topics)
 
 urlpatterns = [
     path("", leaderboard.home, name="home"),
@@ -20,5 +20,6 @@ urlpatterns = [
     path("submissions/<int:pk>/", submissions.submission_status, name="submission-status"),
     path("submissions/mine/", submissions.my_submissions, name="my-submissions"),
     path("queue/", submissions.queue, name="queue"),
+    path("api-tokens/", api_tokens.api_tokens_page, name="api-tokens"),
     path("accounts/", include("frontend.account_urls")),
 ]

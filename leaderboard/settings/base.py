@@ -1,4 +1,5 @@
 """Settings shared by every environment. Environment-specific modules import * from here."""
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -18,14 +19,14 @@ DEBUG = env_bool("DEBUG", False)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    "leaderboard.core.admin_site.LeaderboardAdminConfig",  # django.contrib.admin, declared list lookups only
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",  # API tokens, stored as SHA-512 digests only
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from our static files (no CDN)
     "leaderboard.core",
@@ -156,7 +157,7 @@ if not (_number.isdigit() and int(_number) > 0 and _period in ("s", "sec", "seco
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",  # scripts: Authorization: Token <key>
+        "knox.auth.TokenAuthentication",  # scripts: Authorization: Token <key>
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "leaderboard.core.api.exception_handler",  # a DomainError as {code, detail, hint}
@@ -186,6 +187,11 @@ SPECTACULAR_SETTINGS = {
     "PATH_CONVERTER_OVERRIDES": {"slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
                                  "int": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
 }
+
+# API tokens (django-rest-knox): shown once when made (the API tokens page), kept as SHA-512 digests, expiring.
+API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90, minimum=1)
+API_TOKENS_PER_USER = env_int("API_TOKENS_PER_USER", 5, minimum=1)
+REST_KNOX = {"TOKEN_TTL": timedelta(days=API_TOKEN_DAYS), "AUTH_HEADER_PREFIX": "Token"}
 
 # --- Sealed test split -------------------------------------------------------
 # Fernet keys (comma-separated, newest first, for rotation) that encrypt sealed

@@ -7,7 +7,7 @@ from django.contrib.auth.models import User
 from django.contrib.sessions.models import Session
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 
 from leaderboard.benchmarks.models import BenchmarkVersion
 from leaderboard.core.models import AuditRecord
@@ -116,7 +116,7 @@ def test_it_refuses_what_the_gpu_worker_must_not_touch(demo_loaded, gpu_role):
         assert not refused("UPDATE evaluations_evaluationrun SET progress_done = 1 WHERE id = %s", [run.pk])
         # Refused: credentials, sessions, tokens, submissions, audit, results, the run columns pages trust,
         # and every run's summary (exact per-topic counts, sealed runs' included).
-        for model in (User, Session, Token, Submission, ModelEntry, AuditRecord, ResultAggregate):
+        for model in (User, Session, AuthToken, Submission, ModelEntry, AuditRecord, ResultAggregate):
             assert refused(f"SELECT * FROM {model._meta.db_table} LIMIT 1"), model
         assert refused("SELECT summary FROM evaluations_evaluationrun")
         assert refused("SELECT * FROM evaluations_evaluationrun")

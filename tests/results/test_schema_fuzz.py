@@ -11,7 +11,7 @@ schemathesis = pytest.importorskip("schemathesis")
 from hypothesis import HealthCheck, Phase, given  # noqa: E402
 from hypothesis import settings as hypothesis_settings  # noqa: E402
 from hypothesis.errors import Unsatisfiable  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
+from leaderboard.core.api_tokens import token_create  # noqa: E402
 from schemathesis.checks import not_a_server_error  # noqa: E402
 from schemathesis.generation import GenerationMode  # noqa: E402
 from schemathesis.specs.openapi.checks import (content_type_conformance, response_schema_conformance,  # noqa: E402
@@ -30,7 +30,7 @@ def fuzz_data(make_run, django_user_model, monkeypatch, fake_hub):  # submission
     user = django_user_model.objects.create_user("fuzzer", password="x" * 12)
     # Throttles are a second layer tested elsewhere; here they would only turn requests into 429s.
     monkeypatch.setattr("rest_framework.throttling.SimpleRateThrottle.allow_request", lambda *a: True)
-    return Token.objects.create(user=user).key
+    return token_create(user=user)
 
 
 @pytest.fixture

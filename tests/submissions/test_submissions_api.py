@@ -5,8 +5,8 @@ import pytest
 from django.contrib.auth.models import User
 from django.urls import reverse
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 
+from leaderboard.core import api_tokens
 from leaderboard.evaluations.models import EvaluationRun, RunStatus
 from leaderboard.submissions.models import Submission
 
@@ -40,9 +40,9 @@ def test_it_works(api, hub_model):
 
 
 def test_it_accepts_an_api_token(client, author, hub_model):
-    token = Token.objects.create(user=author)
+    token = api_tokens.token_create(user=author)
     response = client.post(reverse("api-submissions"), {"hub_id": "demo-org/tiny"}, content_type="application/json",
-                           HTTP_AUTHORIZATION=f"Token {token.key}")
+                           HTTP_AUTHORIZATION=f"Token {token}")
     assert response.status_code == 201
 
 
