@@ -11,14 +11,13 @@ from .models import TERMINAL_STATUSES, EvaluationRun, FailureCode, RunStatus
 
 @transaction.atomic
 def run_rerun(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
-    """A new run row with the same settings; the old one stays for the score difference."""
-    new = EvaluationRun.objects.create(
-        submission=run.submission, rerun_of=run, benchmark_version=run.benchmark_version, split=run.split,
-        model_ref=run.model_ref, model_revision=run.model_revision, precision=run.precision, backend=run.backend,
-        mode=run.mode, template=run.template, template_hash=run.template_hash, use_chat_template=run.use_chat_template,
-        shots=run.shots, variants=run.variants, seed=run.seed, dataset_hash=run.dataset_hash,
-        library_versions=services.library_versions(), queue=run.queue, probe=run.probe,
-    )
+    """A new run row with the measured settings of `run` and a plan of its own (run_create: the chunk size of its
+    backend here and now, the fingerprint, the progress total); the old row stays for the score difference."""
+    new = services.run_create(
+        version=run.benchmark_version, split=run.split, model_ref=run.model_ref, model_revision=run.model_revision,
+        backend=run.backend, precision=run.precision, template=run.template, shots=run.shots, variants=run.variants,
+        seed=run.seed, mode=run.mode, use_chat_template=run.use_chat_template, submission=run.submission,
+        probe=run.probe, rerun_of=run)
     lifecycle.run_enqueue(run=new, route=True)
     audit_record(actor=actor, action="rerun", target=run, reason=reason, new_run=new.pk)
     return new

@@ -62,7 +62,9 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
                backend: str = "transformers", precision: str = "auto", template: str = "default", shots: int = 0,
                variants=("original",), seed: int = 0, mode: str = "logprobs",
                use_chat_template: bool = False, submission=None, probe: bool = False,
-               chunk_size: int = 0) -> EvaluationRun:
+               chunk_size: int = 0, rerun_of: EvaluationRun | None = None) -> EvaluationRun:
+    """The one way a run is made (first runs, re-runs, `manage.py evaluate`): its settings checked and its plan
+    fixed (chunk size, fingerprint, progress total) before the row is stored."""
     try:
         variants = list(parse_variants(variants))
         get_template(template)
@@ -80,7 +82,7 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
         raise RunConfigError("NO_DEV_SPLIT", f"{shots}-shot needs the dev split for exemplars; import it or use "
                              "--shots 0.")
     run = EvaluationRun(
-        submission=submission, benchmark_version=version, split=split, model_ref=model_ref,
+        submission=submission, rerun_of=rerun_of, benchmark_version=version, split=split, model_ref=model_ref,
         model_revision=model_revision,
         backend=backend, precision=precision, template=template, template_hash=template_hash(template),
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,

@@ -5,9 +5,9 @@ from django.urls import reverse
 
 from leaderboard.benchmarks.models import BenchmarkVersion
 from leaderboard.core.models import AuditRecord
-from leaderboard.evaluations import services
+from leaderboard.evaluations import lifecycle, runner, services
 from leaderboard.scoring import services as scoring
-from leaderboard.evaluations.models import EvaluationRun, RunStatus
+from leaderboard.evaluations.models import EvaluationRun, FailureCode, PredictionChunk, RunStatus
 
 pytestmark = pytest.mark.django_db
 CHANGELIST = "admin:evaluations_evaluationrun_changelist"
@@ -51,6 +51,37 @@ def test_rerun_makes_a_new_run_and_keeps_the_old(client, staff, run):
     new = EvaluationRun.objects.exclude(pk=run.pk).get()
     assert new.rerun_of == run and new.status == RunStatus.QUEUED and EvaluationRun.objects.count() == 2
     assert AuditRecord.objects.get(action="rerun").details == {"new_run": new.pk}
+
+
+@pytest.mark.parametrize("backend, chunk_size", [("transformers", 256), ("vllm", 2048)])
+def test_a_rerun_gets_a_plan_of_its_own_from_run_create(client, staff, demo_loaded, settings, backend, chunk_size):
+    """A re-run keeps the measured settings of the run it repeats and is planned like a first run: its backend's
+    chunk size here and now, a plan fingerprint (so PLAN_MISMATCH guards it) and a progress total."""
+    settings.RUN_CHUNK_SIZE = 12  # the seed run was made on a deployment that chunked by 12
+    version = BenchmarkVersion.objects.get(benchmark__slug="mobile-mmlu")
+    seed = services.run_create(version=version, split="validation", model_ref="demo-org/tiny", backend=backend,
+                               variants=("original", "R1"), seed=3, shots=5, use_chat_template=True)
+    assert seed.chunk_size == 12 and seed.progress_total == 960
+    settings.RUN_CHUNK_SIZE = 0  # this deployment leaves the chunk size to the backend
+    act(client, "rerun", seed, reason="a new engine release")
+    new = EvaluationRun.objects.get(rerun_of=seed)
+    assert (new.backend, new.variants, new.seed, new.shots, new.use_chat_template) == (
+        backend, ["original", "R1"], 3, 5, True)
+    assert new.chunk_size == chunk_size and new.progress_total == 960
+    assert len(new.plan_fingerprint) == 64 and new.plan_fingerprint != seed.plan_fingerprint
+    assert new.status == RunStatus.QUEUED and new.queue
+
+
+def test_a_resumed_rerun_under_another_chunk_layout_fails_plan_mismatch(client, staff, demo_loaded, tiny_model_dir):
+    """A chunk stored under another layout than the re-run's plan is refused, as for a first run."""
+    version = BenchmarkVersion.objects.get(benchmark__slug="mobile-mmlu")
+    run = services.run_create(version=version, split="validation", model_ref=str(tiny_model_dir))
+    act(client, "rerun", run, reason="resume test")
+    new = EvaluationRun.objects.get(rerun_of=run)
+    PredictionChunk.objects.create(run=new, index=0, fingerprint="f" * 64, rows=[{"question_id": "x"}] * 12)
+    claimed = lifecycle.run_claim_for_worker(run_id=new.pk)
+    outcome = runner.predict_claimed(run_id=new.pk, attempt=claimed.attempts)
+    assert outcome.code == FailureCode.PLAN_MISMATCH
 
 
 def test_rerun_failed_only_skips_the_others(client, staff, run):
