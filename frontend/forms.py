@@ -11,7 +11,7 @@ class SubmissionForm(forms.Form):
     hub_id = forms.CharField(label="Hugging Face model id", max_length=200, strip=False,
                              widget=forms.TextInput(attrs={"placeholder": "org/model", "autocomplete": "off"}))
     revision = forms.CharField(max_length=100, initial="main", strip=False, help_text="branch, tag or commit sha")
-    precision = forms.ChoiceField(choices=Precision.choices, initial=Precision.BFLOAT16)
+    precision = forms.ChoiceField(initial=Precision.BFLOAT16)  # what this deployment's backend runs (__init__)
     model_type = forms.ChoiceField(choices=ModelType.choices, initial=ModelType.PRETRAINED)
     use_chat_template = forms.BooleanField(required=False, label="Use the tokenizer's chat template",
                                            help_text="on for instruct and reasoning models")
@@ -22,6 +22,7 @@ class SubmissionForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["benchmarks"].choices = [(b.slug, b.name) for b in bench_selectors.benchmark_list()]
+        self.fields["precision"].choices = submission_selectors.precisions_offered()
 
 
 class SignupForm(UserCreationForm):

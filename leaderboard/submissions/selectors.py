@@ -2,16 +2,18 @@
 position and ETA."""
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.utils import timezone
 
+from evaluator.precisions import supported_precisions
 from leaderboard.evaluations import eta
 from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, PredictionChunk, RunStatus
 
-from .models import ModelEntry, NamespaceGrant, Submission
+from .models import ModelEntry, NamespaceGrant, Precision, Submission
 
 ENDED_BADLY = (RunStatus.FAILED, RunStatus.CANCELLED)
 
@@ -152,3 +154,9 @@ def submissions_of(*, user):
 
 def quota_window_start(days):
     return timezone.now() - timedelta(days=days)
+
+
+def precisions_offered() -> list[tuple[str, str]]:
+    """The precision choices this deployment's backend (RUN_BACKEND) can run: a form offers nothing intake refuses."""
+    runs = supported_precisions(settings.RUN_BACKEND)
+    return [(value, label) for value, label in Precision.choices if value in runs]

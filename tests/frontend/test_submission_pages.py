@@ -64,6 +64,19 @@ def field_errors(response):
     return out
 
 
+@pytest.mark.parametrize("backend, offered", [
+    ("transformers", ["bfloat16", "float16"]),
+    ("vllm", ["bfloat16", "float16", "fp8", "int8", "gptq-8bit", "gptq-4bit", "awq-4bit"])])
+def test_it_offers_only_the_precisions_this_deployment_runs(signed_in, settings, backend, offered):
+    """bnb-4bit (kept for stored submissions) is refused by every deployment, so the form never offers it."""
+    settings.RUN_BACKEND = backend
+    page = signed_in.get(reverse("submit")).content.decode()
+    select = page[page.index('name="precision"'):]
+    select = select[:select.index("</select>")]
+    assert [value for value in offered if f'value="{value}"' in select] == offered
+    assert 'value="bnb-4bit"' not in select and select.count("<option") == len(offered)
+
+
 def test_it_explains_why_it_needs_an_account(client, demo_loaded):
     response = client.get(reverse("submit"))
     page = text(response)
