@@ -8,9 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from django.contrib.auth.models import User
 
 from leaderboard.benchmarks.models import BenchmarkVersion
-from leaderboard.evaluations import lifecycle
+from leaderboard.evaluations import admin_services, lifecycle
 from leaderboard.evaluations import services as run_services
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk, RunStatus
 from tests.support.lifecycle import BROKER, flush_broker, wait_until, worker_env
@@ -112,3 +113,23 @@ def test_beat_runs_as_a_process_and_its_sweeper_recovers_a_lost_worker(runs_of, 
     done = runs.get()
     assert done.status == RunStatus.SUCCEEDED and done.attempts == 2
     assert "evaluations.sweep" in beat.log
+
+
+def test_an_admins_rerun_is_planned_anew_and_predicted_by_the_deployed_workers(runs_of, gpu_login_role, settings):
+    """A re-run (the admin action's service) of a run chunked by 48 on a deployment that now chunks by 96: the
+    GPU worker predicts it under its own plan and the trusted worker scores it; the first run stays as it was."""
+    runs = runs_of(1)
+    first = runs.get()
+    with deployed("gpu", role_url=gpu_login_role) as gpu, deployed("default"):
+        wait_until(lambda: settled(runs), timeout=180, message=lambda: gpu.log[-2000:])
+        settings.RUN_CHUNK_SIZE = 96
+        admin = User.objects.create_superuser("root", "root@example.com", "pw")
+        again = admin_services.run_rerun(first, actor=admin, reason="a new engine release")
+        assert again.chunk_size == 96 and again.progress_total == 480 and len(again.plan_fingerprint) == 64
+        reruns = EvaluationRun.objects.filter(pk=again.pk)
+        wait_until(lambda: settled(reruns), timeout=180, message=lambda: gpu.log[-2000:])
+    done = reruns.get()
+    assert done.status == RunStatus.SUCCEEDED and done.rerun_of_id == first.pk, done.failure_reason
+    assert PredictionChunk.objects.filter(run=done).count() == 5 and done.summary["overall"]["n"] == 480
+    assert PredictionChunk.objects.filter(run=first).count() == 10
+    assert runs.get().summary["overall"] == done.summary["overall"]  # the same model, greedy: the same answers
