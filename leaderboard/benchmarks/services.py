@@ -9,6 +9,7 @@ from django.conf import settings
 from django.db import transaction
 
 from leaderboard.core.cache_generation import results_changed
+from leaderboard.core.errors import DomainError
 
 from . import selectors
 from .content_hashes import (BULK_BATCH, split_content_hash, split_hash_match, stored_questions,
@@ -47,10 +48,16 @@ def _set_split_hash(version: BenchmarkVersion, split: str, new_hash: str):
         version.runs.filter(split=split, dataset_hash=old).update(dataset_hash=new_hash)
 
 
+class VersionPinned(DomainError, ValueError):
+    def __init__(self, version):
+        super().__init__("VERSION_PINNED", f"{version} is pinned by evaluation runs: its content and hashes never "
+                         "change.", "Import the changed questions as a new version (import_benchmark).", status=409)
+
+
 def split_hash_refresh(*, version: BenchmarkVersion, split: str) -> str:
     """Recompute a split's hash from the stored questions (after an edit of a version no run has used)."""
     if selectors.version_has_runs(version=version):
-        raise ValueError(f"{version} is pinned by evaluation runs: its content and hashes never change")
+        raise VersionPinned(version)
     new_hash = split_content_hash(stored_questions(version=version, split=split), sealed=split in SEALED_SPLITS)
     if version.split_hashes.get(split) != new_hash:
         _set_split_hash(version, split, new_hash)

@@ -22,8 +22,8 @@ def set_delta0_from_reference(modeladmin, request, queryset):
         try:
             offset = services.delta_offset_from_reference(points=queryset.select_related("benchmark"),
                                                           actor=request.user, reason=form.cleaned_data["reason"])
-        except ValueError as exc:
-            modeladmin.message_user(request, str(exc), messages.ERROR)
+        except services.Delta0Refused as exc:
+            modeladmin.message_user(request, f"{exc.message} {exc.hint}", messages.ERROR)
             return None
         modeladmin.message_user(request, f"{offset} is now in force.", messages.SUCCESS)
         return None
@@ -74,15 +74,15 @@ class DeltaOffsetForm(forms.ModelForm):
     def clean_value(self):
         try:
             return services.delta0_check(self.cleaned_data["value"])
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from None
+        except services.Delta0Refused as exc:
+            raise forms.ValidationError(f"{exc.message} {exc.hint}", code=exc.code) from None
 
     def clean_se(self):
         se = self.cleaned_data.get("se") or 0.0
         try:
             services.delta0_check(0.0, se)
-        except ValueError as exc:
-            raise forms.ValidationError(str(exc)) from None
+        except services.Delta0Refused as exc:
+            raise forms.ValidationError(f"{exc.message} {exc.hint}", code=exc.code) from None
         return se
 
     def clean(self):

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from leaderboard.benchmarks.models import SEALED_SPLITS, Split
 from leaderboard.core.audit import audit_record
+from leaderboard.core.errors import DomainError
 from leaderboard.evaluations.models import UPLOAD_BACKEND, RunStatus
 from leaderboard.core.cache_generation import results_changed
 from leaderboard.results.models import Level, ResultAggregate, RunResult
@@ -74,12 +75,17 @@ def run_scored(*, result: RunResult, rows) -> None:
     delta_point_add(result=result)
 
 
+class Delta0Refused(DomainError, ValueError):
+    """A δ₀ that cannot be set: Delta0Refused(code, message, hint). Still a ValueError for the admin's forms."""
+
+
 def delta0_check(value: float, se: float = 0.0) -> float:
     if not -1.0 <= value <= 1.0:
-        raise ValueError(f"δ₀ = {value} is out of range: give a fraction between -1 and 1 "
-                         "(e.g. -0.012 for -1.2 points).")
+        raise Delta0Refused("DELTA0_OUT_OF_RANGE", f"δ₀ = {value} is out of range.",
+                            "Give a fraction between -1 and 1 (e.g. -0.012 for -1.2 points).")
     if not 0.0 <= se <= 1.0:
-        raise ValueError(f"SE of δ₀ = {se} is out of range: give a fraction between 0 and 1.")
+        raise Delta0Refused("DELTA0_SE_OUT_OF_RANGE", f"SE of δ₀ = {se} is out of range.",
+                            "Give a fraction between 0 and 1.")
     return value
 
 
@@ -107,16 +113,18 @@ def delta_offset_from_reference(*, points, actor, reason: str) -> DeltaOffset:
     unpublished = [p for p in points if p.pk not in published]
     if unpublished:
         # A withheld (Ladder) or hidden test run's Δ is not published, so δ₀ may not carry it either.
-        raise ValueError(f"{len(unpublished)} of the chosen points ({', '.join(str(p) for p in unpublished[:3])}) "
-                         "have no published test figure (withheld by the Ladder rule, or hidden); choose points "
-                         "from the contamination board.")
+        raise Delta0Refused("REFERENCE_NOT_PUBLISHED",
+                            f"{len(unpublished)} of the chosen points ({', '.join(str(p) for p in unpublished[:3])}) "
+                            "have no published test figure (withheld by the Ladder rule, or hidden).",
+                            "Choose points from the contamination board.")
     keys = {(p.benchmark_id, p.shots) for p in points}
     if len(keys) != 1:
-        raise ValueError("Choose reference points of one benchmark and one shot setting.")
+        raise Delta0Refused("REFERENCES_MIXED", "The chosen points are of several benchmarks or shot settings.",
+                            "Choose reference points of one benchmark and one shot setting.")
     versions = {p.benchmark_version_id for p in points}
     if len(versions) != 1:
-        raise ValueError("Choose reference points of one benchmark and one shot setting, and of one benchmark "
-                         "version (δ₀ is kept per version).")
+        raise Delta0Refused("REFERENCES_MIXED", "The chosen points are of several benchmark versions.",
+                            "Choose reference points of one benchmark version (δ₀ is kept per version).")
     tree = selectors.topic_tree(benchmark=points[0].benchmark)
     references = []
     for p in points:

@@ -1,7 +1,11 @@
-"""What the management commands' argument parsers share: the evaluator engine's options, the same on every command
-that runs a model through it, and on/off switches given as a table of their help texts."""
+"""What the management commands share: the evaluator engine's options, the same on every command that runs a model
+through it, on/off switches given as a table of their help texts, and one way to refuse (a code, as the API has)."""
+from django.core.management.base import CommandError
+
 from evaluator.backends import available_backends
 from evaluator.engine import MODES
+
+from .errors import DomainError
 
 
 def add_engine_arguments(parser) -> None:
@@ -17,3 +21,13 @@ def add_switches(parser, helps: dict[str, str]) -> None:
     """One ``store_true`` option per entry of ``helps`` (option → its help text), in order."""
     for option, help_text in helps.items():
         parser.add_argument(option, action="store_true", help=help_text)
+
+
+def refused(code: str, message: str, hint: str = "", *, returncode: int = 2) -> CommandError:
+    """A command's refusal, worded as the API words it: `CODE: what is wrong — how to fix it`; exit status 2 for a
+    refusal of the arguments, 1 for work that failed."""
+    return CommandError(f"{code}: {message}" + (f" — {hint}" if hint else ""), returncode=returncode)
+
+
+def refusal_of(error: DomainError, *, returncode: int = 2) -> CommandError:
+    return refused(error.code, error.message, error.hint, returncode=returncode)

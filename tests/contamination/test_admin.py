@@ -25,8 +25,9 @@ def test_it_refuses_an_out_of_range_delta0(client, root, version, snapshot):
     response = client.post(reverse("admin:contamination_deltaoffset_add"),
                            {"benchmark": benchmark.pk, "shots": 0, "value": "-12", "reason": "typed points"})
     assert response.status_code == 200
-    errors = response.context["adminform"].form.errors  # a plain ValueError of the service: no code to assert
-    assert list(errors) == ["value"] and "-12" in errors["value"][0]  # the value refused
+    errors = response.context["adminform"].form.errors.as_data()
+    assert list(errors) == ["value"] and errors["value"][0].code == "DELTA0_OUT_OF_RANGE"
+    assert "-12" in errors["value"][0].message and "between -1 and 1" in errors["value"][0].message
     assert snapshot() == before
 
 
@@ -39,5 +40,6 @@ def test_it_refuses_reference_points_of_two_shot_settings(client, root, make_run
     response = client.post(reverse("admin:contamination_deltapoint_changelist"), {
         "action": "set_delta0_from_reference", "_selected_action": selected, "apply": "1",
         "reason": "two references"}, follow=True)
-    assert "one benchmark and one shot setting" in response.content.decode()
+    assert "several benchmarks or shot settings" in response.content.decode()
+    assert "Choose reference points of one benchmark and one shot setting" in response.content.decode()
     assert snapshot() == before

@@ -110,9 +110,9 @@ def test_export_command_handles_the_sealed_split_and_bad_input(make_run, capsys)
     rows = list(csv.DictReader(io.StringIO(out)))
     assert [r["level"] for r in rows] == ["overall"] and rows[0]["correct"] == ""
     assert_no_sealed_content(out)
-    with pytest.raises(CommandError, match="no published results"):
+    with pytest.raises(CommandError, match="^NO_PUBLISHED_RESULTS: "):
         call_command("export_results", "--run", "999999", verbosity=0)
-    with pytest.raises(CommandError, match="no published results"):
+    with pytest.raises(CommandError, match="^NO_PUBLISHED_RESULTS: "):
         call_command("export_results", "--model", "org/nobody", verbosity=0)
 
 

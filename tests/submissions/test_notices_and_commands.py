@@ -57,5 +57,5 @@ def test_rerun_and_runs_commands(author, hub_model, capsys):
     call_command("runs", "--status", "failed")
     listing = capsys.readouterr().out
     assert "TIMEOUT" in listing and "demo-org/tiny" in listing
-    with pytest.raises(CommandError, match="no staff user"):
+    with pytest.raises(CommandError, match="^NO_STAFF_USER: no staff user"):
         call_command("rerun", "--submission", str(submission.pk), "--reason", "x", "--user", author.username)

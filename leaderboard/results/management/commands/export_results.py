@@ -4,9 +4,10 @@ runs: overall figure only, to 0.1 point); hidden runs and models are not exporte
 import contextlib
 import json
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 from django.core.serializers.json import DjangoJSONEncoder
 
+from leaderboard.core.cli import refused
 from leaderboard.core.csv import csv_lines
 from leaderboard.core.progress import tqdm_progress
 from leaderboard.results import csv as results_csv
@@ -54,11 +55,12 @@ class Command(BaseCommand):
     def _results(self, o):
         if o["run"] is not None:
             if o["benchmark"] or o["split"]:
-                raise CommandError("--benchmark and --split go with --model", returncode=2)
+                raise refused("OPTIONS_CONFLICT", "--benchmark and --split go with --model, not with --run.",
+                              "Give --run alone, or --model with --benchmark and --split.")
             result = selectors.result_get(run_id=o["run"])
             if result is None:
-                raise CommandError(f"run {o['run']} has no published results (unknown, not finished, or hidden)",
-                                   returncode=2)
+                raise refused("NO_PUBLISHED_RESULTS", f"run {o['run']} has no published results.",
+                              "The run is unknown, not finished, or hidden; manage.py runs lists the runs.")
             return [result]
         results = list(reversed(selectors.model_results(hub_id=o["model"])))  # oldest first
         if o["benchmark"]:
@@ -66,5 +68,6 @@ class Command(BaseCommand):
         if o["split"]:
             results = [r for r in results if r.split == o["split"]]
         if not results:
-            raise CommandError(f"no published results for {o['model']!r} with these filters", returncode=2)
+            raise refused("NO_PUBLISHED_RESULTS", f"no published results for {o['model']!r} with these filters.",
+                          "Check the model id's spelling, or drop --benchmark / --split.")
         return results

@@ -3,14 +3,14 @@ import json
 import os
 import signal
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from evaluator.variants import parse_variants
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.benchmarks.models import Split
-from leaderboard.core.cli import add_engine_arguments, add_switches
+from leaderboard.benchmarks.models import SEALED_SPLITS, Split
+from leaderboard.core.cli import add_engine_arguments, add_switches, refusal_of, refused
 from leaderboard.core.progress import CountProgressBar
-from leaderboard.evaluations import lifecycle, runner, selectors, services
+from leaderboard.evaluations import failures, lifecycle, runner, selectors, services
 from leaderboard.evaluations.models import EvaluationRun
 from leaderboard.evaluations.display import public_summary
 from leaderboard.scoring.services import run_score
@@ -43,8 +43,8 @@ class Command(BaseCommand):
         benchmark = bench_selectors.benchmark_get(slug=o["benchmark"])
         version = benchmark and bench_selectors.version_current(benchmark=benchmark)
         if version is None:
-            raise CommandError(f"benchmark {o['benchmark']!r} has no imported questions; run import_benchmark or "
-                               "load_demo first.", returncode=2)
+            raise refused("NO_QUESTIONS", f"benchmark {o['benchmark']!r} has no imported questions.",
+                          "Run import_benchmark or load_demo first.")
         variants = o["variants"].split(",")
         if o["skip_if_done"]:
             earlier = selectors.run_find_succeeded(
@@ -61,7 +61,7 @@ class Command(BaseCommand):
                 use_chat_template=o["chat_template"], probe=o["probe"],
             )
         except services.RunConfigError as exc:
-            raise CommandError(str(exc), returncode=2) from None
+            raise refusal_of(exc) from None
         EvaluationRun.objects.filter(pk=run.pk).update(queue=lifecycle.LOCAL_QUEUE)
         services.run_claim(run=run)
         # The lease is renewed while this process loads and predicts, as a GPU worker's is; a cancel from
@@ -77,9 +77,12 @@ class Command(BaseCommand):
                                      inputs=inputs)
             run_score(run=run)
         except BaseException as exc:  # Ctrl-C included: the run never stays RUNNING
-            services.run_fail(run=run, exc=exc, during_load=loading)
-            message = "interrupted" if isinstance(exc, KeyboardInterrupt) else str(exc) or type(exc).__name__
-            raise CommandError(f"run {run.pk} failed: {message}", returncode=1) from None
+            failed = services.run_fail(run=run, exc=exc, during_load=loading)
+            # A sealed run's failure names the exception's type only (its message may quote a prompt).
+            message = ("interrupted" if isinstance(exc, KeyboardInterrupt)
+                       else failures.detail(exc, sealed=run.split in SEALED_SPLITS))
+            raise refused(failed.failure_code, f"run {run.pk} failed: {message}", failures.hint(failed.failure_code),
+                          returncode=1) from None
         finally:
             beat.stop()
             if backend is not None and hasattr(backend, "close"):  # vLLM's engine processes would otherwise keep the interpreter alive

@@ -1,5 +1,7 @@
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
+
+from leaderboard.core.cli import refused
 
 from leaderboard.evaluations.admin_services import run_rerun
 from leaderboard.evaluations.models import EvaluationRun, RunStatus
@@ -19,14 +21,16 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         actor = get_user_model().objects.filter(username=o["user"], is_staff=True).first()
         if actor is None:
-            raise CommandError(f"no staff user {o['user']!r}", returncode=2)
+            raise refused("NO_STAFF_USER", f"no staff user {o['user']!r}.",
+                          "Name an account with staff rights (createsuperuser, or the admin's users page).")
         runs = EvaluationRun.objects.filter(pk__in=o["run"]) if o["run"] else EvaluationRun.objects.filter(
             submission_id=o["submission"])
         if o["failed_only"]:
             runs = runs.filter(status=RunStatus.FAILED)
         runs = list(runs)
         if not runs:
-            raise CommandError("no matching runs", returncode=2)
+            raise refused("NO_MATCHING_RUNS", "no run matches these options.",
+                          "Check the run or submission id (manage.py runs lists them); --failed-only keeps failed runs.")
         for run in runs:
             new = run_rerun(run, actor=actor, reason=o["reason"])
             self.stdout.write(f"run {run.pk} -> new run {new.pk} queued")

@@ -1,9 +1,10 @@
 import json
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from leaderboard.submissions import services
+from leaderboard.core.cli import refusal_of, refused
 from leaderboard.core.errors import DomainError
 from leaderboard.hub.ids import model_ref
 from leaderboard.submissions.serializers import SubmissionOutputSerializer
@@ -28,13 +29,12 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         user = get_user_model().objects.filter(username=o["user"]).first()
         if user is None:
-            raise CommandError(f"no user {o['user']!r}; create it with createsuperuser or the admin", returncode=2)
+            raise refused("NO_USER", f"no user {o['user']!r}.", "Create it with createsuperuser or the admin.")
         try:
             submission = services.submission_create(
                 user=user, ref=model_ref(o["hub_id"], o["revision"]), precision=o["precision"],
                 model_type=o["model_type"], use_chat_template=o["chat"], benchmarks=o["benchmarks"],
                 probe=o["probe"])
         except DomainError as exc:
-            raise CommandError(f"{exc.code}: {exc.message}" + (f" — {exc.hint}" if exc.hint else ""),
-                               returncode=2) from None
+            raise refusal_of(exc) from None
         self.stdout.write(json.dumps(SubmissionOutputSerializer(submission).data, indent=2))
