@@ -42,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _refuse(exc: Exception, prefix: str = "", default: str = "INVALID") -> None:
+    """`error: CODE: message` on stderr: the code of the evaluator's own errors (their `code`), else `default`."""
+    print(f"error: {getattr(exc, 'code', default)}: {prefix}{exc}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -51,7 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.shots and not dev:
             raise QuestionFileError("--shots needs --dev (a dev-split question file)")
     except (QuestionFileError, VariantError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        _refuse(exc)
         return 2
     try:
         kwargs = {"revision": args.revision, "dtype": args.dtype, "seed": args.seed, "batch_size": args.batch_size,
@@ -63,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           use_chat_template=args.chat_template)
         backend = create_backend(args.backend, args.model, **kwargs)
     except (BackendError, OSError, ValueError) as exc:
-        print(f"error: cannot load model {args.model!r} with the {args.backend} backend: {exc}", file=sys.stderr)
+        _refuse(exc, f"cannot load model {args.model!r} with the {args.backend} backend: ", "MODEL_LOAD_ERROR")
         return 3
 
     try:
@@ -94,7 +99,7 @@ def _evaluate(args, backend, questions, dev, variants) -> int:
                 max_new_tokens=args.max_new_tokens,
             )
         except (BackendError, VariantError, ValueError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
+            _refuse(exc, default="EVALUATION_ERROR")
             return 4
 
     report = {"settings": result.settings, "fingerprint": result.fingerprint, "backend": backend.describe(),

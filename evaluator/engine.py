@@ -30,6 +30,8 @@ MAX_OUTPUT_CHARS = 2000  # generated text kept per row, for audits of the parser
 class PlanMismatch(ValueError):
     """Resuming under another plan would mix chunks of two layouts: refused, never merged."""
 
+    code = "PLAN_MISMATCH"
+
 
 @dataclass(frozen=True)
 class WorkItem:

@@ -28,6 +28,8 @@ _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "
 class PrecisionUnsupported(ValueError):
     """The backend cannot run this precision; the message names the ones it can."""
 
+    code = "PRECISION_UNSUPPORTED"
+
 
 @dataclass(frozen=True)
 class LoadSpec:

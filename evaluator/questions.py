@@ -20,6 +20,8 @@ MIN_OPTIONS, MAX_OPTIONS = 2, len(LETTERS)
 class QuestionFileError(ValueError):
     """A question file (or record) that cannot be used; the message says where."""
 
+    code = "QUESTION_FILE_INVALID"
+
 
 @dataclass(frozen=True)
 class Question:

@@ -22,7 +22,7 @@ ALL_VARIANTS = VARIANTS  # alias for callers
 
 
 class VariantError(ValueError):
-    pass
+    code = "UNKNOWN_VARIANT"
 
 
 def parse_variants(spec: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:

@@ -15,11 +15,13 @@ from ..questions import LETTERS
 
 
 class BackendError(RuntimeError):
-    pass
+    code = "BACKEND_ERROR"
 
 
 class BackendUnavailable(BackendError):
     """The backend's library is not installed; the message says what to pip install."""
+
+    code = "BACKEND_UNAVAILABLE"
 
 
 @runtime_checkable

@@ -11,6 +11,8 @@ class JudgeError(RuntimeError):
 
     Messages never contain question text (the sealed split is judged too)."""
 
+    code = "JUDGE_ERROR"
+
 
 @runtime_checkable
 class Judge(Protocol):

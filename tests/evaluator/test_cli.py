@@ -49,10 +49,17 @@ def test_it_handles_a_bad_question_file(tmp_path, tiny_model_dir):
     bad.write_text("question_id,question,A,B,answer\nq1,Q?,x,y,Z\n")
     proc = run_cli("--model", tiny_model_dir, "--questions", bad, "--out", tmp_path / "o.jsonl")
     assert proc.returncode == 2
-    assert f"{bad}: row 2, column 'answer'" in proc.stderr and "Traceback" not in proc.stderr
+    assert f"error: QUESTION_FILE_INVALID: {bad}: row 2, column 'answer'" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_it_handles_an_unknown_variant_with_its_code(tmp_path, demo_questions):
+    qfile = write_jsonl(tmp_path / "q.jsonl", question_records(demo_questions[:2]))
+    proc = run_cli("--model", tmp_path / "m", "--questions", qfile, "--out", tmp_path / "o.jsonl", "--variants", "R9")
+    assert proc.returncode == 2 and "error: UNKNOWN_VARIANT: " in proc.stderr
 
 
 def test_it_handles_a_missing_model(tmp_path, demo_questions):
     qfile = write_jsonl(tmp_path / "q.jsonl", question_records(demo_questions[:2]))
     proc = run_cli("--model", tmp_path / "no-model", "--questions", qfile, "--out", tmp_path / "o.jsonl")
-    assert proc.returncode == 3 and "cannot load model" in proc.stderr
+    assert proc.returncode == 3 and "error: MODEL_LOAD_ERROR: cannot load model" in proc.stderr
