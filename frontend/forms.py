@@ -16,7 +16,7 @@ class SubmissionForm(forms.Form):
     use_chat_template = forms.BooleanField(required=False, label="Use the tokenizer's chat template",
                                            help_text="on for instruct and reasoning models")
     probe = forms.BooleanField(required=False, label="Also run the memorization probe",
-                               help_text="on validation and test: one short generation per question")
+                               help_text="on validation: one short generation per question")
     benchmarks = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, initial=["mobile-mmlu"])
 
     def __init__(self, *args, **kwargs):

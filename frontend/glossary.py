@@ -26,8 +26,8 @@ TERMS = {
     "fixed": Term("fixed-A", "fixed-A to fixed-D: the correct option moved to that letter, the others shuffled",
                   "variants"),
     "shuffles": Term("R1–R4", "R1 to R4: four seeded full shuffles of the options", "variants"),
-    "ts-guessing": Term("TS-Guessing", "memorization probe: the model guesses a masked wrong option; far more "
-                                       "hits on validation than on test hints at leakage", "probe"),
+    "ts-guessing": Term("TS-Guessing", "memorization probe: the model writes a masked wrong option of a validation "
+                                       "question; many exact hits hint that it has seen the questions", "probe"),
     "letter-mass": Term("letter mass", "the share of the next-token probability that fell on the option letters",
                         "letter-mass"),
     "ci": Term("95% interval", "Wilson score interval: the true accuracy lies in it with 95% confidence",

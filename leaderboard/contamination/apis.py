@@ -1,4 +1,4 @@
-"""Contamination API: Δ per model (with SE, CI, z, flag, probe rates), a model's Δ history and the
+"""Contamination API: Δ per model (with SE, CI, z, flag, the validation probe rate), a model's Δ history and the
 board-wide mean Δ over time. `?format=csv` streams the tables."""
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
@@ -19,7 +19,7 @@ from .serializers import (BoardHistoryPointSerializer, BoardQuerySerializer, Del
 
 BOARD_COLUMNS = ["hub_id", "revision", "precision", "benchmark", "shots", "variant", "validation_accuracy",
                  "validation_n", "test_accuracy", "test_n", "delta", "se", "ci95_low", "ci95_high", "delta0", "z",
-                 "flagged", "significant_topics", "probe_validation_rate", "probe_test_rate", "probe_z",
+                 "flagged", "significant_topics", "probe_validation_rate",
                  "computed_at", "validation_reweighted", "delta_unweighted", "delta0_se", "p_value", "q_value"]
 HISTORY_COLUMNS = ["date", "mean_delta", "models"]
 
@@ -29,8 +29,7 @@ def _flat(row):
     return {**row, "validation_accuracy": row["validation"]["accuracy"], "validation_n": row["validation"]["n"],
             "test_accuracy": row["test"]["accuracy"], "test_n": row["test"]["n"],
             "significant_topics": ";".join(t["topic_slug"] for t in row["topics"]["significant"]),
-            "probe_validation_rate": (probe.get("validation") or {}).get("rate"),
-            "probe_test_rate": (probe.get("test") or {}).get("rate"), "probe_z": probe.get("z")}
+            "probe_validation_rate": (probe.get("validation") or {}).get("rate")}
 
 
 class _Base(BaseApi):

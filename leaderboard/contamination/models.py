@@ -27,7 +27,8 @@ class DeltaPoint(models.Model):
     correct_t = models.PositiveIntegerField()
     n_t = models.PositiveIntegerField()
     topic_counts = models.JSONField(default=dict, help_text="topic slug -> [name, correct_v, n_v, correct_t, n_t]")
-    probe = models.JSONField(default=dict, blank=True, help_text="split -> {n, exact} of the memorization probe")
+    probe = models.JSONField(default=dict, blank=True, help_text="{validation: {n, exact, generated}}: the "
+                             "memorization probe of the open split (the sealed split is not probed)")
     computed_at = models.DateTimeField()
 
     class Meta:

@@ -19,7 +19,7 @@ from collections import defaultdict
 from django.db.models import Q
 from django.utils import timezone
 
-from evaluator.statistics import two_proportion_z, wilson_interval
+from evaluator.statistics import wilson_interval
 from leaderboard.benchmarks.models import Topic
 from leaderboard.benchmarks.sealed_grid import publish
 from leaderboard.core.rows import first_per_key
@@ -29,9 +29,6 @@ from leaderboard.submissions.models import ModelEntry
 from . import stats
 from .ladder import withheld_test_runs
 from .models import DeltaOffset, DeltaPoint
-
-PROBE_Z = 3.0
-
 
 def delta0(*, benchmark, shots: int, version=None) -> float:
     """The δ₀ value in force: of `version` when given (else its benchmark-wide row), else the newest row."""
@@ -117,25 +114,16 @@ def _sig(x, digits=3):
     return float(f"{x:.{digits}g}")
 
 
-def _probe_block(counts):
+def _probe(point):
+    """The memorization probe of the open split: exact matches among its masked wrong options, with a Wilson
+    interval. Nothing of the sealed split's probe is read: its kept items are a fact about the answer key and its
+    matches a count over sealed option texts, a second sealed figure per run (ARCHITECTURE §6)."""
+    counts = (point.probe or {}).get("validation")
     if not counts or not counts.get("n"):
         return None
     lo, hi = wilson_interval(counts["exact"], counts["n"])
-    return {"n": counts["n"], "exact": counts["exact"], "rate": _pt(counts["exact"] / counts["n"]),
-            "ci95_low": _pt(lo), "ci95_high": _pt(hi)}
-
-
-def _probe(point):
-    v, t = _probe_block(point.probe.get("validation")), _probe_block(point.probe.get("test"))
-    if v is None and t is None:
-        return None
-    excess = z = None
-    if v and t:
-        pv, pt = point.probe["validation"], point.probe["test"]
-        excess = _pt(pv["exact"] / pv["n"] - pt["exact"] / pt["n"])
-        z = two_proportion_z(pv["exact"], pv["n"], pt["exact"], pt["n"])
-        z = round(z, 2) if z is not None else None
-    return {"validation": v, "test": t, "excess": excess, "z": z}
+    return {"validation": {"n": counts["n"], "exact": counts["exact"], "rate": _pt(counts["exact"] / counts["n"]),
+                           "ci95_low": _pt(lo), "ci95_high": _pt(hi)}}
 
 
 def _topics(point, tree):
@@ -194,15 +182,11 @@ class Board:
 
 def point_row(point, judged: _Judged, tree) -> dict:
     d, q = judged.delta, judged.q
-    probe = _probe(point)
     reasons = []
     if judged.flagged:
         reasons.append(f"validation accuracy (reweighted to the test split's topic mix) is above test by more than "
                        f"3 standard errors (z = {d.z:.2f}, δ₀ = {_pt(d.delta0, 2):+.2f} pt), and stays significant "
                        f"across the board (Benjamini–Hochberg q = {_sig(q, 2)})")
-    if probe and probe["z"] is not None and probe["z"] > PROBE_Z:
-        reasons.append(f"memorization probe: masked options reproduced on validation "
-                       f"{probe['validation']['rate']}% vs test {probe['test']['rate']}% (z = {probe['z']:.2f})")
     p_t = publish(point.correct_t, point.n_t).fraction
     return {
         "hub_id": point.hub_id, "revision": point.revision, "precision": point.precision,
@@ -214,7 +198,7 @@ def point_row(point, judged: _Judged, tree) -> dict:
         "delta0": _pt(d.delta0, 2), "z": round(d.z, 2), "flagged": judged.flagged, "flag_reasons": reasons,
         "validation_reweighted": _pt(d.validation, 2), "delta_unweighted": _pt(p_t - point.correct_v / point.n_v),
         "delta0_se": _pt(d.delta0_se, 2), "p_value": _sig(d.p_lower), "q_value": _sig(q),
-        "topics": _topics(point, tree), "probe": probe, "computed_at": point.computed_at,
+        "topics": _topics(point, tree), "probe": _probe(point), "computed_at": point.computed_at,
     }
 
 

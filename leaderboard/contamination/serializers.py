@@ -15,15 +15,13 @@ class _ProbeSplit(serializers.Serializer):
     n = serializers.IntegerField(help_text="probed questions whose masked option was a wrong one")
     exact = serializers.IntegerField(help_text="masked options reproduced exactly")
     rate = serializers.FloatField(help_text="percent")
-    ci95_low = serializers.FloatField()
+    ci95_low = serializers.FloatField(help_text="Wilson interval, percent")
     ci95_high = serializers.FloatField()
 
 
 class _Probe(serializers.Serializer):
-    validation = _ProbeSplit(allow_null=True)
-    test = _ProbeSplit(allow_null=True)
-    excess = serializers.FloatField(allow_null=True, help_text="validation rate − test rate, points")
-    z = serializers.FloatField(allow_null=True, help_text="pooled two-proportion z of the excess")
+    validation = _ProbeSplit(help_text="the open split only: the sealed split is not probed (its outcome would be a "
+                                       "second sealed figure)")
 
 
 class _Topic(serializers.Serializer):

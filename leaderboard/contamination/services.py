@@ -57,8 +57,8 @@ def delta_point_add(*, result: RunResult) -> DeltaPoint | None:
         return None
     topic_counts = {slug: [name, cv, nv, t_topics[slug][1], t_topics[slug][2]]
                     for slug, (name, cv, nv) in v_topics.items() if slug in t_topics}
-    probe = {split: run.summary["probe"] for split, run in (("validation", val.run), ("test", test.run))
-             if (run.summary or {}).get("probe")}
+    # The probe of the open split only: the sealed split's would be a second sealed figure (selectors._probe).
+    probe = {"validation": val.run.summary["probe"]} if (val.run.summary or {}).get("probe") else {}
     return DeltaPoint.objects.create(
         benchmark_id=result.benchmark_id, benchmark_version_id=result.benchmark_version_id, shots=result.shots,
         hub_id=result.hub_id, revision=result.revision,

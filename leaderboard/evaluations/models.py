@@ -6,7 +6,7 @@ each written once (unique (run, chunk)), so a killed run resumes where it was.
 """
 from django.db import models
 
-from leaderboard.benchmarks.models import BenchmarkVersion, Split
+from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
 from leaderboard.core.leases import LeasedJob, job_statuses
 
 # A leased job's states, and scoring: predicted, waiting for or being scored by the trusted worker.
@@ -80,6 +80,12 @@ class EvaluationRun(LeasedJob):
 
     class Meta(LeasedJob.Meta):
         indexes = [models.Index(fields=["status", "lease_expires_at"]), models.Index(fields=["status", "enqueued_at"])]
+
+    @property
+    def probed(self) -> bool:
+        """Whether the memorization probe runs: on open splits only. A sealed split's probe outcome would be a
+        second sealed figure per run (it counts sealed option texts and which masked options are wrong)."""
+        return self.probe and self.split not in SEALED_SPLITS
 
     @property
     def resolved_load(self) -> dict:

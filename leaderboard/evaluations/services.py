@@ -86,7 +86,8 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
         model_revision=model_revision,
         backend=backend, precision=precision, template=template, template_hash=template_hash(template),
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,
-        dataset_hash=version.split_hashes[split], library_versions=library_versions(), probe=probe,
+        dataset_hash=version.split_hashes[split], library_versions=library_versions(),
+        probe=probe and split not in SEALED_SPLITS,  # open splits only (EvaluationRun.probed)
         chunk_size=chunk_size or chunk_size_for(backend, settings.RUN_CHUNK_SIZE),
     )
     # The plan is fixed now: every attempt computes these chunks, whatever the worker's settings say.
@@ -104,7 +105,7 @@ def _plan(run: EvaluationRun, questions: list[Question], dev: list[Question] | N
 
 def max_new_tokens(run: EvaluationRun) -> int:
     """Tokens a run generates after a prompt: 1 to score letters; generation mode and the probe reply at length."""
-    return max(GENERATE_TOKENS if run.mode == "generate" else 1, PROBE_MAX_NEW_TOKENS if run.probe else 1)
+    return max(GENERATE_TOKENS if run.mode == "generate" else 1, PROBE_MAX_NEW_TOKENS if run.probed else 1)
 
 
 def run_claim(*, run: EvaluationRun) -> bool:
@@ -153,7 +154,7 @@ def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_
         tmpl = get_template(run.template)
         prompts = [tmpl.render(q.question, q.options) for q in sample]
         run.efficiency = measure_efficiency(backend, prompts, use_chat_template=run.use_chat_template)
-    if run.probe:  # generation is slow: keep the lease alive as in the predicting loop
+    if run.probed:  # generation is slow: keep the lease alive as in the predicting loop
         beat = (lambda done, total: on_progress_chunk()) if on_progress_chunk else None
         run.probe_rows = run_probe(backend, questions, seed=run.seed, use_chat_template=run.use_chat_template,
                                    progress=beat)
@@ -173,7 +174,7 @@ def run_summarize(*, run: EvaluationRun) -> list[dict] | None:
     key = selectors.answer_key(version=run.benchmark_version, split=run.split)
     rows = rescore_rows(selectors.run_rows(run=run), key)
     summary = summarize(rows, run.variants)  # stored whole; pages apply the sealed display rules
-    if run.probe_rows:
+    if run.probed and run.probe_rows:
         summary["probe"] = probe_counts(run.probe_rows, key)
     scored = EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.SCORING).update(
         summary=summary, status=RunStatus.SUCCEEDED, finished_at=timezone.now(), lease_expires_at=None)

@@ -1,5 +1,5 @@
-"""Admin for MRScore jobs: read-only provenance and state; per-question rows are not listed
-(the sealed split's rows exist and must not show)."""
+"""Admin for MRScore jobs: read-only provenance and state, and the topic rows and summary as published (open
+splits only). Per-question rows are not listed: the sealed split's rows exist and must not show."""
 from django.contrib import admin
 
 from .models import MRScoreJob, TopicMRScore

@@ -1,8 +1,8 @@
 """MRScore API: jobs, per-topic scores (with the paper's figures beside ours), per-question scores of
 the open splits, and the score distribution per benchmark (paper Fig. 9). `?format=csv` on each table.
 
-Sealed rule: per-question rows of the test split are never served (the selector refuses them);
-the sealed split only contributes to aggregates.
+Sealed rule: per-question rows of the test split are never served (the selector refuses them), and
+no aggregate includes them either (aggregates.py): every figure here is of the open splits.
 """
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes

@@ -5,7 +5,8 @@ settings) and the prompt (version + sha256). Verdicts are written in chunks, eac
 once (unique (job, chunk)), so an interrupted job resumes without re-judging.
 When every chunk is in, the job is finalised in one transaction: per-question
 rows (QuestionMRScore) and per-topic aggregates (TopicMRScore) that the API
-reads, and the benchmark-level summary.
+reads, and the benchmark-level summary; the aggregates and the summary are of the
+open splits only (aggregates.py).
 """
 from django.db import models
 
@@ -74,8 +75,8 @@ class MRScoreChunk(models.Model):
 
 
 class QuestionMRScore(models.Model):
-    """A finalised per-question verdict. Rows of the sealed split exist (they feed the topic
-    aggregates) but are never served: selectors refuse them."""
+    """A finalised per-question verdict. Rows of the sealed split exist (the job judged them) but feed no
+    published figure and are never served: aggregates leave them out, selectors refuse them."""
 
     job = models.ForeignKey(MRScoreJob, on_delete=models.CASCADE, related_name="question_scores")
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="mrscores")
@@ -97,11 +98,12 @@ class QuestionMRScore(models.Model):
 
 
 class TopicMRScore(models.Model):
-    """Topic MRScore = mean over its judged questions (paper Eq. 3), with a 95% t-interval."""
+    """Topic MRScore = mean over its judged open-split questions (paper Eq. 3), with a 95% t-interval. The sealed
+    split's scores are left out: with the open ones public, they could be read back from the mean."""
 
     job = models.ForeignKey(MRScoreJob, on_delete=models.CASCADE, related_name="topic_scores")
     topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="mrscores")
-    n = models.PositiveIntegerField(help_text="questions judged")
+    n = models.PositiveIntegerField(help_text="open-split questions judged")
     n_scored = models.PositiveIntegerField()
     n_unparsable = models.PositiveIntegerField()
     mean = models.FloatField(null=True, blank=True)

@@ -83,7 +83,8 @@ class JobSummarySerializer(serializers.Serializer):
     n_scored = serializers.IntegerField()
     n_unparsable = serializers.IntegerField()
     unparsable_rate = serializers.FloatField(allow_null=True)
-    mean = serializers.FloatField(allow_null=True, help_text="benchmark MRScore: mean over scored questions")
+    mean = serializers.FloatField(allow_null=True, help_text="benchmark MRScore: mean over the open splits' scored "
+                                                             "questions")
     ci95 = serializers.ListField(child=serializers.FloatField(allow_null=True))
     bins = serializers.DictField(child=BinSerializer(), help_text="paper Table 9 bins")
     histogram = serializers.ListField(child=serializers.IntegerField(), help_text="counts in [1,2) .. [9,10), 10")
@@ -119,10 +120,11 @@ class TopicScoreSerializer(serializers.Serializer):
     subcategory = serializers.CharField(source="topic.subcategory.name")
     topic = serializers.CharField(source="topic.name")
     topic_slug = serializers.CharField(source="topic.slug")
-    n = serializers.IntegerField(help_text="questions judged (all judged splits)")
+    n = serializers.IntegerField(help_text="open-split questions judged: the sealed split's scores are never "
+                                           "aggregated (they could be read back from the mean)")
     n_scored = serializers.IntegerField()
     n_unparsable = serializers.IntegerField()
-    mrscore = Rounded(source="mean", help_text="mean over the topic's scored questions (Eq. 3)")
+    mrscore = Rounded(source="mean", help_text="mean over the topic's scored open-split questions (Eq. 3)")
     ci95_low = Rounded(source="ci_low")
     ci95_high = Rounded(source="ci_high")
     bin = serializers.SerializerMethodField(help_text="paper Table 9 bin of the topic MRScore")

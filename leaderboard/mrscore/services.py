@@ -4,7 +4,6 @@ The same functions serve the `mrscore` command (in-process, with a progress bar)
 and the Celery task (GPU queue for a local judge, default queue for an HTTP one).
 """
 import hashlib
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,25 +16,19 @@ from django.utils import timezone
 
 from evaluator.judges import JUDGE_KINDS, PROMPT_VERSION, create_judge, plan_hash, prompt_hash, run_judging
 from evaluator.judges.http import chat_completions_url, endpoint_is_private
-from evaluator.judges.stats import summarize_rows
-from evaluator.statistics import mean_ci, spearman
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import SEALED_SPLITS, Split
 from leaderboard.core import leases
 from leaderboard.core.errors import DomainError
 
-from . import selectors
+from . import aggregates, selectors
 from .models import JobStatus, JudgeKind, MRScoreChunk, MRScoreJob, QuestionMRScore, TopicMRScore
 
 DEFAULT_CHUNK_SIZE = 64
 # Judge jobs are leased like evaluation runs (ARCHITECTURE §8), with a lease renewed after each judged chunk.
 JUDGE_TASK = "mrscore.judge"  # leaderboard.mrscore.tasks.judge_job, sent by name: that module imports this one
 JOBS = leases.Leased(MRScoreJob, lease_setting="MRSCORE_LEASE_SECONDS")
-# The paper's topic MRScores are compared with ours (Spearman) only for a real judge on a real
-# benchmark: at least this many topics, each with at least this many scored questions.
-COMPARISON_MIN_TOPICS = 10
-COMPARISON_MIN_TOPIC_QUESTIONS = 30
 LOCAL_SETTINGS = ("backend", "device", "dtype", "batch_size", "mode", "chat_template", "seed")
 HTTP_SETTINGS = ("api_key_env", "logprobs", "top_logprobs", "concurrency", "timeout", "max_retries", "max_tokens")
 
@@ -248,28 +241,6 @@ def job_run(*, job: MRScoreJob, judge, progress=None) -> None:
     job.save(update_fields=["judge_details"])
 
 
-def _comparison(job: MRScoreJob, topic_rows: list[TopicMRScore], topics: dict) -> dict:
-    """Spearman between our topic means and the paper's published ones, when it means something."""
-    pairs = [(topics[t.topic_id].published_mrscore, t.mean) for t in topic_rows
-             if topics[t.topic_id].published_mrscore is not None and t.mean is not None
-             and t.n_scored >= COMPARISON_MIN_TOPIC_QUESTIONS]
-    n_published = sum(1 for t in topics.values() if t.published_mrscore is not None)
-    result = {"n_topics": len(pairs), "rho": None, "ci95": [None, None], "shown": False, "reason": ""}
-    if not n_published:
-        result["reason"] = "no published topic MRScores for this benchmark"
-    elif job.judge_is_demo:
-        result["reason"] = "the judge is a demo model"
-    elif len(pairs) < COMPARISON_MIN_TOPICS:
-        result["reason"] = (f"{len(pairs)} topics have {COMPARISON_MIN_TOPIC_QUESTIONS}+ scored questions and a "
-                            f"published MRScore; at least {COMPARISON_MIN_TOPICS} are needed")
-    else:
-        corr = spearman([p for p, _ in pairs], [o for _, o in pairs])
-        result.update(rho=corr["rho"], ci95=corr["ci95"], shown=corr["rho"] is not None)
-        if corr["rho"] is None:
-            result["reason"] = "no variation in the topic means"
-    return result
-
-
 @transaction.atomic
 def job_finalize(*, job: MRScoreJob) -> MRScoreJob:
     """All chunks in -> per-question rows, topic aggregates, summary, SUCCEEDED. Once."""
@@ -292,29 +263,13 @@ def job_finalize(*, job: MRScoreJob) -> MRScoreJob:
         for r in rows
     ], batch_size=2000)
 
-    by_topic: dict[int, list[dict]] = defaultdict(list)
-    by_split: dict[str, list[float]] = defaultdict(list)
-    for r in rows:
-        _, topic_id, split = questions[r["uid"]]
-        by_topic[topic_id].append(r)
-        if r.get("score") is not None:
-            by_split[split].append(r["score"])
-    topic_rows = []
-    for topic_id, topic_verdicts in by_topic.items():
-        block = mean_ci([r["score"] for r in topic_verdicts if r.get("score") is not None])
-        topic_rows.append(TopicMRScore(
-            job=job, topic_id=topic_id, n=len(topic_verdicts), n_scored=block["n"],
-            n_unparsable=sum(1 for r in topic_verdicts if r["method"] == "unparsable"),
-            mean=block["mean"], sd=block["sd"], ci_low=block["ci95"][0], ci_high=block["ci95"][1],
-        ))
-    TopicMRScore.objects.bulk_create(topic_rows)
-    topics = {t.pk: t for t in job.benchmark_version.benchmark.topics.all()}
-
-    summary = summarize_rows(rows)
-    summary["by_split"] = {s: {"n": len(v), "mean": mean_ci(v)["mean"]} for s, v in by_split.items()}
-    summary["topics"] = len(topic_rows)
-    summary["comparison"] = _comparison(job, topic_rows, topics)
-    job.summary = summary
+    # Published figures from the open splits only (aggregates.py): sealed rows are stored, never aggregated.
+    verdicts = [{**r, "split": questions[r["uid"]][2], "topic": questions[r["uid"]][1]} for r in rows]
+    blocks = aggregates.topic_blocks(verdicts)
+    TopicMRScore.objects.bulk_create([TopicMRScore(job=job, topic_id=topic_id, **block)
+                                      for topic_id, block in blocks.items()])
+    published = dict(job.benchmark_version.benchmark.topics.values_list("pk", "published_mrscore"))
+    job.summary = aggregates.job_summary(verdicts, blocks, published, is_demo=job.judge_is_demo)
     job.status = JobStatus.SUCCEEDED
     job.finished_at = timezone.now()
     job.lease_expires_at = None

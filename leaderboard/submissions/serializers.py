@@ -29,7 +29,8 @@ class SubmissionInputSerializer(serializers.Serializer):
     benchmarks = serializers.ListField(child=serializers.SlugField(), required=False)
     webhook_url = serializers.URLField(required=False, allow_blank=True, default="")
     probe = serializers.BooleanField(default=False, help_text="also run the TS-Guessing memorization probe on "
-                                     "validation and test (about one short generation per question more)")
+                                     "validation (about one short generation per question more; the sealed "
+                                     "test split is not probed)")
 
 
 class FailureSerializer(serializers.Serializer):

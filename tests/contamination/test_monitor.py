@@ -189,7 +189,7 @@ def test_a_gap_in_one_small_topic_is_not_named(client, make_run, questions):
     assert _board(client)["org/t"]["topics"]["significant"] == []
 
 
-def test_the_probe_excess_adds_to_the_evidence(client, make_run, questions, version):
+def test_the_probe_shows_the_validation_rate_only(client, make_run, questions, version):
     from leaderboard.evaluations.selectors import answer_key
 
     def probe(split, every):
@@ -205,9 +205,11 @@ def test_the_probe_excess_adds_to_the_evidence(client, make_run, questions, vers
     make_run("org/p", "validation", 300, probe_rows=probe("validation", 2))
     make_run("org/p", "test", 300, probe_rows=probe("test", 20))
     row = _board(client)["org/p"]
-    assert row["probe"]["validation"]["n"] == 480 and row["probe"]["validation"]["exact"] == 240
-    assert row["probe"]["test"]["exact"] == 24 and row["probe"]["excess"] == 45.0
-    assert row["probe"]["z"] > 3 and any("memorization probe" in r for r in row["flag_reasons"])
+    assert row["probe"] == {"validation": {"n": 480, "exact": 240, "rate": 50.0, "ci95_low": 45.5,
+                                           "ci95_high": 54.5}}
+    # Nothing of the sealed split's probe (a second sealed figure per run) is kept or shown, nor a reason from it.
+    assert DeltaPoint.objects.get(hub_id="org/p").probe.keys() == {"validation"}
+    assert not any("probe" in r for r in row["flag_reasons"])
 
 
 def test_the_ladder_rule_decides_which_test_score_is_shown(client, make_run):

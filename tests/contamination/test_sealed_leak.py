@@ -160,7 +160,9 @@ def test_no_sealed_canary_leaves_the_server(client, canary_bank, people, fake_hu
     assert statuses[("canary-org/tiny", "test")] == RunStatus.SUCCEEDED
     assert statuses[("canary-org/broken", "test")] == RunStatus.FAILED
     tiny_test = runs.get(model_ref="canary-org/tiny", split="test")
-    assert tiny_test.summary["probe"]["generated"] == 480  # the probe ran on the sealed split too
+    tiny_validation = runs.get(model_ref="canary-org/tiny", split="validation")
+    assert tiny_validation.summary["probe"]["generated"] > 0  # the probe ran, on the open split only
+    assert "probe" not in tiny_test.summary and not tiny_test.probe_rows and not tiny_test.probe
 
     # A judge that quotes every question back in its reply, over every split (the sealed one included).
     judge_server.reply = lambda question: f"{question[:40]} ... 7"

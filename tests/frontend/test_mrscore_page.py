@@ -30,7 +30,7 @@ def test_it_works(client, make_run, judge_server):
     response = client.get(reverse("mrscore"))
     data = page_data(response)
     assert data["source"] == "judge" and data["provenance"]["judge_model"] == "judge-x"
-    assert sum(data["histogram"]) == data["n_scored"] == 1200  # dev + validation + sealed test, aggregated
+    assert sum(data["histogram"]) == data["n_scored"] == 720  # dev + validation: the sealed split is not aggregated
     assert len(data["topics"]) == 80 and all(t["bin"] for t in data["topics"])
     assert sum(b["topics"] for b in data["bins"]) == 80
     page = text(response)

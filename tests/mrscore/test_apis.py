@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.benchmarks.models import Question, Topic
-from leaderboard.mrscore import services
+from leaderboard.mrscore import aggregates
 from leaderboard.mrscore.models import MRScoreJob
 from tests.support.sealed import assert_no_sealed_content, sealed_strings
 
@@ -38,13 +38,13 @@ def test_it_works(client, scored):
     data = response.json()
     assert len(data["topics"]) == 80
     first = data["topics"][0]
-    assert first["n"] == 15 and first["published_mrscore"] is not None  # 3 dev + 6 validation + 6 test
+    assert first["n"] == 9 and first["published_mrscore"] is not None  # 3 dev + 6 validation: the open splits
     assert first["ci95_low"] <= first["mrscore"] <= first["ci95_high"]
     assert data["provenance"]["judge_model"] == "judge-x" and data["provenance"]["judge_revision"] == "r1"
     assert data["provenance"]["endpoint_kind"] == "openai-compatible-http"
     assert data["provenance"]["prompt_hash"] == scored.prompt_hash and data["provenance"]["judged_at"]
     assert data["summary"]["n_unparsable"] > 0 and set(data["summary"]["bins"]) == {">= 7", "5-6.9", "3-4.9", "< 3"}
-    assert data["summary"]["comparison"]["shown"] is False  # 15 questions per topic: not a real benchmark
+    assert data["summary"]["comparison"]["shown"] is False  # 9 questions per topic: not a real benchmark
     assert "30+" in data["summary"]["comparison"]["reason"]
 
     distribution = client.get("/api/v1/mrscore/distribution/?benchmark=mobile-mmlu").json()
@@ -117,7 +117,7 @@ def test_it_handles_missing_scores(client, demo_loaded):
 def test_it_shows_the_spearman_correlation_for_a_real_judge(client, demo_loaded, judge_server, monkeypatch):
     """With enough questions per topic (threshold lowered for the demo bank) and a non-demo judge that
     agrees with the paper, the rank correlation is shown beside the published scores."""
-    monkeypatch.setattr(services, "COMPARISON_MIN_TOPIC_QUESTIONS", 5)
+    monkeypatch.setattr(aggregates, "COMPARISON_MIN_TOPIC_QUESTIONS", 5)
     published = dict(Topic.objects.filter(benchmark__slug="mobile-mmlu").values_list("pk", "published_mrscore"))
     by_text = {text: published[topic] for text, topic in Question.objects.values_list("text", "topic_id")}
     judge_server.reply = lambda q: {"content": str(round(by_text[q])),

@@ -33,7 +33,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0)
         add_switches(parser, {
             "--chat-template": "wrap prompts in the tokenizer's chat template",
-            "--probe": "also run the TS-Guessing memorization probe (one short generation per question)",
+            "--probe": "also run the TS-Guessing memorization probe (one short generation per question; "
+                       "open splits only)",
             "--no-efficiency": "skip the efficiency measurements",
             "--line": "print one summary line instead of JSON",
             "--skip-if-done": "print an earlier successful run with the same settings instead of running again",
