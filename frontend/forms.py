@@ -1,10 +1,12 @@
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm, UserChangeForm, UserCreationForm
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.submissions import selectors as submission_selectors
 from leaderboard.submissions.models import ModelType, Precision
+
+from . import accounts
 
 
 class SubmissionForm(forms.Form):
@@ -34,7 +36,8 @@ class SignupForm(UserCreationForm):
 
     def clean_username(self):
         # An account owns the hub namespace of its user name (it may upload predictions under it), so a name that
-        # is already a namespace on the board or an admin's grant cannot be taken by signing up.
+        # is already a namespace on the board or an admin's grant cannot be taken by signing up. Whether an account
+        # holds the name (in any case) is checked in clean(), once the address is known.
         username = self.cleaned_data["username"]
         if submission_selectors.namespace_in_use(username):
             raise forms.ValidationError(
@@ -42,8 +45,53 @@ class SignupForm(UserCreationForm):
                 "organisation (upload its predictions), sign up under your own name and ask an admin to grant it.")
         return username
 
-    def clean_email(self):
-        email = self.cleaned_data["email"]
-        if get_user_model().objects.filter(email__iexact=email).exists():
-            raise forms.ValidationError("An account with this e-mail address exists: sign in, or reset its password.")
-        return email
+    def clean(self):
+        # No check of the address here: sign-up answers the same whether or not it has an account (frontend/accounts).
+        cleaned = super().clean()
+        username = cleaned.get("username")
+        if username and accounts.username_taken(username, replacing_email=cleaned.get("email")):
+            self.add_error("username", self.instance.unique_error_message(self._meta.model, ["username"]))
+        return cleaned
+
+    def validate_unique(self):
+        # The model's own check is case-sensitive and counts the unconfirmed account this sign-up replaces: the user
+        # name is checked in clean() instead (the database's unique index on lower(username) backs both).
+        exclude = self._get_validation_exclusions() | {"username"}
+        try:
+            self.instance.validate_unique(exclude=exclude)
+        except forms.ValidationError as error:
+            self._update_errors(error)
+
+
+class PasswordResetRequestForm(PasswordResetForm):
+    """Django's reset form, reaching an address whose only account is unconfirmed too: a sign-up made with someone
+    else's address never locks its owner out (choosing the password through the link confirms the account)."""
+
+    def get_users(self, email):
+        active = list(super().get_users(email))
+        if active or get_user_model().objects.filter(email__iexact=email, is_active=True).exists():
+            return active
+        return [user for user in accounts.unconfirmed().filter(email__iexact=email) if user.has_usable_password()]
+
+
+class ResetPasswordForm(SetPasswordForm):
+    """Setting a password through a reset link proves the address: an unconfirmed account becomes active."""
+
+    def save(self, commit=True):
+        user = super().save(commit=False)
+        if not user.is_active and accounts.is_unconfirmed(user):
+            user.is_active = True
+        if commit:
+            user.save()
+        return user
+
+
+class UserAdminChangeForm(UserChangeForm):
+    """The admin's user form, refusing a user name another account holds in any case (Django's checks only the
+    exact spelling; its add form already compares case-insensitively)."""
+
+    def clean_username(self):
+        username = self.cleaned_data["username"]
+        if get_user_model().objects.filter(username__iexact=username).exclude(pk=self.instance.pk).exists():
+            raise forms.ValidationError(self.instance.unique_error_message(self._meta.model, ["username"]))
+        return username

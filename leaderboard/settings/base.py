@@ -8,7 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 from leaderboard.core.logging import build_logging
 from leaderboard.core.routing import parse_gpu_queues
 
-from .env import env_bool, env_choice, env_float, env_int, env_list, env_str
+from .env import env_bool, env_choice, env_float, env_int, env_list, env_rate, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 # Runtime files of the embedded defaults (SQLite database, file broker, demo models).
@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "knox",  # API tokens, stored as SHA-512 digests only
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI served from our static files (no CDN)
+    "axes",  # failed sign-ins counted per user name and per client; lockout (settings AXES_* below)
     "leaderboard.core",
     "leaderboard.benchmarks",
     "leaderboard.evaluations",
@@ -54,6 +55,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the 429 page (frontend.views.accounts.locked_out)
 ]
 
 ROOT_URLCONF = "leaderboard.urls"
@@ -163,6 +165,9 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "leaderboard.core.api.exception_handler",  # a DomainError as {code, detail, hint}
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
     "PAGE_SIZE": 50,
+    # Reverse proxies in front whose X-Forwarded-For is trusted: the client is the address the nearest one added
+    # (0: REMOTE_ADDR). Every throttle and the sign-in lockout count clients by it (frontend/throttles.client_ip).
+    "NUM_PROXIES": env_int("TRUSTED_PROXIES", 0, minimum=0),
     "DEFAULT_THROTTLE_CLASSES": [
         "rest_framework.throttling.AnonRateThrottle",
         "rest_framework.throttling.UserRateThrottle",
@@ -281,6 +286,7 @@ SWEEP_EVERY_SECONDS = env_int("SWEEP_EVERY_SECONDS", 60, minimum=1)  # both swee
 CELERY_BEAT_SCHEDULE = {
     "sweep-runs": {"task": "evaluations.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
     "sweep-mrscore-jobs": {"task": "mrscore.sweep", "schedule": float(SWEEP_EVERY_SECONDS)},
+    "expire-unconfirmed-accounts": {"task": "accounts.expire_unconfirmed", "schedule": 3600.0},
     "reconcile-runs": {"task": "evaluations.reconcile",
                        "schedule": float(env_int("RECONCILE_EVERY_SECONDS", 120, minimum=1))},
 }
@@ -304,3 +310,23 @@ METRICS_QUEUES = env_list("METRICS_QUEUES", ["default", "gpu"])  # Celery queues
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+
+# --- Accounts (ARCHITECTURE §9) -------------------------------------------------
+# An unconfirmed sign-up's link works this long; then beat removes the account, freeing its name and address.
+SIGNUP_CONFIRM_DAYS = env_int("SIGNUP_CONFIRM_DAYS", 3, minimum=1)
+# Sign-up, password reset and confirmation (frontend/throttles.py): requests per e-mail address (or the account a link
+# names) and per client, "N/second|minute|hour|day". A refused request gets 429 and sends no e-mail.
+ACCOUNT_THROTTLE_PER_ADDRESS = env_rate("ACCOUNT_THROTTLE_PER_ADDRESS", "3/hour")
+ACCOUNT_THROTTLE_PER_CLIENT = env_rate("ACCOUNT_THROTTLE_PER_CLIENT", "20/hour")
+# Sign-in (the site's and the admin's), django-axes: LOGIN_FAILURE_LIMIT failures for one user name, or from one
+# client, lock it out for LOGIN_LOCKOUT_MINUTES after the last attempt (each attempt meanwhile restarts the wait;
+# a success does not reset the count, so signing in to one's own account never clears a guessing run).
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "frontend.throttles.client_ip"
+AXES_LOCKOUT_CALLABLE = "frontend.views.accounts.locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # no table of every successful sign-in: failures are what is counted
+# Masked in the failed attempts' form data that axes keeps (its admin shows them): no password or CSRF token.
+AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "password", "csrfmiddlewaretoken"]

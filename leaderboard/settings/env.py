@@ -68,3 +68,12 @@ def env_list(name, default=()):
     if raw is None:
         return list(default)
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def env_rate(name, default):
+    """A throttle rate, "N/second|minute|hour|day" (DRF's form; N > 0); unset or empty is ``default``."""
+    value = env_str(name, default)
+    number, _, period = value.partition("/")
+    if not (number.isdigit() and int(number) > 0 and period in ("s", "second", "m", "minute", "h", "hour", "d", "day")):
+        raise ImproperlyConfigured(f"Environment variable {name}={value!r}: use N/second, N/minute, N/hour or N/day.")
+    return value

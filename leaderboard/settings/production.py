@@ -70,6 +70,9 @@ if not SEALED_ANSWER_KEYS:
     )
 
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# That proxy also adds the client's address to X-Forwarded-For: throttles and the sign-in lockout count clients by it,
+# not by the proxy's own address, which would put every visitor in one bucket (TRUSTED_PROXIES, base.py).
+REST_FRAMEWORK = {**REST_FRAMEWORK, "NUM_PROXIES": env_int("TRUSTED_PROXIES", 1, minimum=0)}  # noqa: F405
 SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
 SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 31536000, minimum=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = True

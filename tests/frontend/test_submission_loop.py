@@ -40,11 +40,15 @@ def test_sign_up_confirm_by_e_mail_then_sign_in(client, demo_loaded):
     assert response.status_code == 302
 
 
-def test_sign_up_refuses_a_known_address_and_a_forged_link(client, demo_loaded):
+def test_sign_up_with_a_known_address_mails_its_owner_and_a_forged_link_fails(client, demo_loaded):
+    """The page does not say whether the address has an account (tests/frontend/test_accounts_hardening.py): its
+    owner gets a notice instead of a confirmation link."""
     User.objects.create_user("bob", "bob@example.com", "pw")
     response = client.post(reverse("signup"), {"username": "bob2", "email": "BOB@example.com",
                                                "password1": "a long pass phrase", "password2": "a long pass phrase"})
-    assert "An account with this e-mail address exists" in text(response) and not mail.outbox
+    assert "Check your e-mail" in text(response) and "exists" not in text(response)
+    (notice,) = mail.outbox
+    assert notice.to == ["bob@example.com"] and "Sign in as bob" in notice.body and "/signup/confirm/" not in notice.body
     forged = reverse("signup-confirm", kwargs={"uidb64": "MQ", "token": "abc-123"})
     assert client.get(forged).status_code == 400
 
