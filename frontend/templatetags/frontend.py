@@ -23,6 +23,14 @@ def params(value):
     return f"{round(value / 1e6)}M"
 
 
+@register.filter
+def p_value(value):
+    """A p or q value as readers take it in: 3 significant digits, "< 0.001" below that (not 0.000000000000267)."""
+    if value in (None, ""):
+        return "–"
+    return "< 0.001" if value < 0.001 else f"{value:.3g}"
+
+
 @register.simple_tag
 def term(key, label=None):
     """A statistic or variant name explained in place: a link to its section of the methodology page whose

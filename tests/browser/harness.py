@@ -142,6 +142,34 @@ def horizontal_overflow(page) -> int:
     return page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
 
 
+def table_problems(page, *, phone: bool) -> list[str]:
+    """Every table of the page as a reader meets it. On a desktop none needs a sideways scroll; on a phone a table
+    wider than the screen scrolls inside a container of its own (overflow-x auto) with its first column sticky."""
+    tables = page.eval_on_selector_all("table", """tables => tables.map(table => {
+        let box = table.parentElement;
+        while (box && box !== document.body && !['auto', 'scroll'].includes(getComputedStyle(box).overflowX)) {
+            box = box.parentElement;
+        }
+        const scroller = box && box !== document.body ? box : null;
+        const first = table.querySelector('tbody tr > :first-child');
+        return {name: table.id || (table.caption && table.caption.textContent.trim().slice(0, 40))
+                      || table.className || 'a table',
+                width: Math.ceil(table.getBoundingClientRect().width),
+                room: scroller ? scroller.clientWidth : document.documentElement.clientWidth,
+                scrolls: !!scroller, sticky: first ? getComputedStyle(first).position === 'sticky' : true};
+    })""")
+    problems = []
+    for t in tables:
+        wider = t["width"] - t["room"] > OVERFLOW_TOLERANCE_PX
+        if wider and not phone:
+            problems.append(f"table {t['name']!r} is {t['width']} px wide in {t['room']} px: it needs a sideways "
+                            "scroll on a desktop")
+        elif wider and not (t["scrolls"] and t["sticky"]):
+            problems.append(f"table {t['name']!r} is {t['width']} px wide on a {t['room']} px screen without "
+                            + ("a first column that stays put" if t["scrolls"] else "a scrolling container"))
+    return problems
+
+
 def screenshot_dir() -> Path:
     from django.conf import settings
 

@@ -9,7 +9,8 @@ import pytest
 
 from tests.browser.harness import (AUTH_PAGES, OVERFLOW_TOLERANCE_PX, PHONE, WIDTHS, axe_violations, chart_report,
                                    frontend_routes, horizontal_overflow, needs_chromium, new_page, page_url,
-                                   screenshot_dir, session_cookie_for, small_chart_text, wait_for_charts)
+                                   screenshot_dir, session_cookie_for, small_chart_text, table_problems,
+                                   wait_for_charts)
 
 IN_BROWSER = [pytest.mark.browser, needs_chromium, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -90,6 +91,7 @@ def test_it_works(route, browser, live_server, site, author):
                     failures.append(f"{where}: chart {chart['name']!r} has no data-chart attribute")
             failures += [f"{where}: chart text of {size}" for size in small_chart_text(page)]
             failures += [f"{where}: {v}" for v in axe_violations(page)]
+            failures += [f"{where}: {p}" for p in table_problems(page, phone=width <= PHONE)]
             if width <= PHONE:
                 overflow = horizontal_overflow(page)
                 if overflow > OVERFLOW_TOLERANCE_PX:
