@@ -17,6 +17,7 @@ urlpatterns = [
     path("login/", auth_views.LoginView.as_view(template_name="registration/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("signup/", accounts.signup, name="signup"),
+    path("signup/resend/", accounts.signup_resend, name="signup-resend"),
     path("signup/confirm/<uidb64>/<token>/", accounts.signup_confirm, name="signup-confirm"),
     path("password_reset/", accounts.PasswordReset.as_view(
         template_name=_t("password_reset_form"), email_template_name="frontend/accounts/password_reset_email.txt",

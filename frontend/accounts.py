@@ -109,10 +109,25 @@ def signup_create(*, form, request):
     if owner is not None:
         _mail("signup_exists_email", to=owner.email, context=context)
         return user
-    context["link"] = request.build_absolute_uri(reverse("signup-confirm", kwargs={
-        "uidb64": urlsafe_base64_encode(force_bytes(user.pk)), "token": confirmation_tokens.make_token(user)}))
-    _mail("signup_email", to=user.email, context=context)
+    _mail_confirmation(user, request=request, context=context)
     return user
+
+
+def _mail_confirmation(user, *, request, context=None):
+    link = request.build_absolute_uri(reverse("signup-confirm", kwargs={
+        "uidb64": urlsafe_base64_encode(force_bytes(user.pk)), "token": confirmation_tokens.make_token(user)}))
+    context = context or {"user": user, "site": request.get_host(), "days": settings.SIGNUP_CONFIRM_DAYS}
+    _mail("signup_email", to=user.email, context={**context, "link": link})
+
+
+def signup_resend(*, email: str, request) -> int:
+    """Mails a new confirmation link to each unconfirmed account of `email` whose link still works (a new link is
+    valid SIGNUP_CONFIRM_DAYS from the sign-up, as the account lives); the browser is told the same whatever the
+    number, which is returned for the tests."""
+    users = list(unconfirmed().filter(email__iexact=email))
+    for user in users:
+        _mail_confirmation(user, request=request)
+    return len(users)
 
 
 def signup_confirm(*, uidb64, token):

@@ -74,6 +74,10 @@ class PasswordResetRequestForm(PasswordResetForm):
         return [user for user in accounts.unconfirmed().filter(email__iexact=email) if user.has_usable_password()]
 
 
+class ResendConfirmationForm(forms.Form):
+    email = forms.EmailField(label="E-mail address", help_text="the address you signed up with")
+
+
 class ResetPasswordForm(SetPasswordForm):
     """Setting a password through a reset link proves the address: an unconfirmed account becomes active."""
 

@@ -10,12 +10,13 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 
 from .. import accounts, throttles
-from ..forms import PasswordResetRequestForm, SignupForm
+from ..forms import PasswordResetRequestForm, ResendConfirmationForm, SignupForm
 
 _THROTTLED = {  # page -> (what was refused, what it counts)
     "signup": ("Too many sign-ups", "for this e-mail address or from your network"),
     "reset": ("Too many password reset requests", "for this e-mail address or from your network"),
     "confirm": ("Too many confirmation attempts", "for this account or from your network"),
+    "resend": ("Too many requests for a new confirmation link", "for this e-mail address or from your network"),
     "login": ("Too many failed sign-ins", "for this user name or from your network"),
 }
 
@@ -60,6 +61,20 @@ def signup(request):
             return render(request, "frontend/accounts/signup_sent.html", {"email": form.cleaned_data["email"],
                                                                             "confirm_days": settings.SIGNUP_CONFIRM_DAYS})
     return render(request, "frontend/accounts/signup.html", {"form": form})
+
+
+def signup_resend(request):
+    """A new confirmation link for an unconfirmed account: the same answer whether or not the address has one."""
+    form = ResendConfirmationForm(request.POST or None)
+    if request.method == "POST":
+        wait = throttles.wait_seconds(request, "resend", address=request.POST.get("email", ""))
+        if wait is not None:
+            return throttled(request, "resend", wait)
+        if form.is_valid():
+            accounts.signup_resend(email=form.cleaned_data["email"], request=request)
+            return render(request, "frontend/accounts/signup_sent.html", {
+                "email": form.cleaned_data["email"], "confirm_days": settings.SIGNUP_CONFIRM_DAYS, "resent": True})
+    return render(request, "frontend/accounts/signup_resend.html", {"form": form})
 
 
 def signup_confirm(request, uidb64, token):

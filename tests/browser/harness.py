@@ -191,7 +191,7 @@ class PageRoute:
         return self.name or self.route
 
 
-AUTH_PAGES = ("login", "signup", "password_reset")  # of /accounts/, the pages a visitor opens without a link
+AUTH_PAGES = ("login", "signup", "signup-resend", "password_reset")  # of /accounts/, the pages a visitor opens without a link
 
 
 def frontend_routes() -> list[PageRoute]:
