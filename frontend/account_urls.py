@@ -6,7 +6,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path, reverse_lazy
 
 from .forms import ResetPasswordForm
-from .views import accounts
+from .views import accounts, hub_signin
 
 
 def _t(name):
@@ -18,6 +18,8 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("signup/", accounts.signup, name="signup"),
     path("signup/resend/", accounts.signup_resend, name="signup-resend"),
+    path("hf/", hub_signin.start, name="hub-signin"),
+    path("hf/callback/", hub_signin.callback, name="hub-signin-callback"),
     path("signup/confirm/<uidb64>/<token>/", accounts.signup_confirm, name="signup-confirm"),
     path("password_reset/", accounts.PasswordReset.as_view(
         template_name=_t("password_reset_form"), email_template_name="frontend/accounts/password_reset_email.txt",

@@ -7,6 +7,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.timesince import timesince
 
+from .. import hub_signin
 from ..glossary import TERMS
 
 register = template.Library()
@@ -29,6 +30,12 @@ def p_value(value):
     if value in (None, ""):
         return "–"
     return "< 0.001" if value < 0.001 else f"{value:.3g}"
+
+
+@register.simple_tag
+def hub_signin_on() -> bool:
+    """Whether sign-in with Hugging Face is set up here (HF_OAUTH_CLIENT_ID)."""
+    return hub_signin.enabled()
 
 
 @register.simple_tag

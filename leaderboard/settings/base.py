@@ -193,6 +193,13 @@ SPECTACULAR_SETTINGS = {
                                  "int": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
 }
 
+# Sign in with Hugging Face (frontend/hub_signin.py): on when a client id is set (an OAuth app of the hub's settings,
+# redirect URL https://<this site>/accounts/hf/callback/). The account then owns its hub user name and the
+# organisations where it may write.
+HF_OAUTH_CLIENT_ID = env_str("HF_OAUTH_CLIENT_ID", "")
+HF_OAUTH_CLIENT_SECRET = env_str("HF_OAUTH_CLIENT_SECRET", "")
+HF_OAUTH_ENDPOINT = env_str("HF_OAUTH_ENDPOINT", "https://huggingface.co")
+
 # API tokens (django-rest-knox): shown once when made (the API tokens page), kept as SHA-512 digests, expiring.
 API_TOKEN_DAYS = env_int("API_TOKEN_DAYS", 90, minimum=1)
 API_TOKENS_PER_USER = env_int("API_TOKENS_PER_USER", 5, minimum=1)

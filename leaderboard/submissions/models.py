@@ -130,3 +130,36 @@ class Submission(models.Model):
     def settings_key(self):
         return {"precision": self.precision, "model_type": self.model_type, "chat": self.use_chat_template,
                 "benchmarks": sorted(self.benchmarks)}
+
+
+class HubAccount(models.Model):
+    """The Hugging Face account an account signed in with (OAuth, frontend/hub_signin.py): the hub's user id (`sub`,
+    stable across renames) and user name as the hub last said. Its HubNamespace rows are the namespaces it may act
+    for; ownership is decided by ``selectors.owns_namespace`` alone."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hub_account")
+    sub = models.CharField(max_length=100, unique=True)
+    username = models.CharField(max_length=100)
+    refreshed_at = models.DateTimeField(auto_now=True, help_text="the last sign-in, when the hub's word was read")
+
+    def __str__(self):
+        return f"{self.user} is {self.username} on the hub"
+
+
+class HubNamespace(models.Model):
+    """A namespace the hub vouches for at sign-in: the user's own name, or an organisation where the user may write
+    (roleInOrg admin or write). Replaced at each sign-in, so leaving an organisation ends it."""
+
+    account = models.ForeignKey(HubAccount, on_delete=models.CASCADE, related_name="namespaces")
+    namespace = models.CharField(max_length=100, help_text="stored lower-case")
+    role = models.CharField(max_length=20, help_text="user, or the role in the organisation")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["account", "namespace"], name="unique_hub_namespace"),
+            models.CheckConstraint(condition=Q(namespace=Lower("namespace")), name="hub_namespace_lower_case"),
+        ]
+        indexes = [models.Index(fields=["namespace"])]
+
+    def __str__(self):
+        return f"{self.account.user} may act as {self.namespace} ({self.role})"

@@ -13,7 +13,7 @@ from evaluator.precisions import supported_precisions
 from leaderboard.evaluations import eta
 from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, PredictionChunk, RunStatus
 
-from .models import ModelEntry, NamespaceGrant, Precision, Submission
+from .models import HubNamespace, ModelEntry, NamespaceGrant, Precision, Submission
 
 ENDED_BADLY = (RunStatus.FAILED, RunStatus.CANCELLED)
 
@@ -24,11 +24,13 @@ def _alive():
 
 
 def namespace_owners(namespace: str):
-    """The accounts that own a hub namespace: the one whose username it is (case-insensitively) and those an admin
-    granted it (NamespaceGrant). The ownership rule lives here and in ``owns_namespace`` only."""
+    """The accounts that own a hub namespace: the one whose username it is (case-insensitively), those an admin
+    granted it (NamespaceGrant) and those the hub vouched for when they signed in with it (HubNamespace: their hub
+    user name, or an organisation where they may write). The ownership rule lives here and in ``owns_namespace``."""
     namespace = namespace.lower()
     granted = NamespaceGrant.objects.filter(user=OuterRef("pk"), namespace=namespace)
-    return get_user_model().objects.filter(Q(username__iexact=namespace) | Q(Exists(granted)))
+    vouched = HubNamespace.objects.filter(account__user=OuterRef("pk"), namespace=namespace)
+    return get_user_model().objects.filter(Q(username__iexact=namespace) | Q(Exists(granted)) | Q(Exists(vouched)))
 
 
 def namespace_in_use(namespace: str) -> bool:

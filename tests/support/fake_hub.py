@@ -60,6 +60,7 @@ included), pagination of trees (one page), pull-request refs, uploads/commits th
 """
 from __future__ import annotations
 
+import base64
 import contextlib
 import fnmatch
 import hashlib
@@ -76,7 +77,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 import pytest
 
@@ -384,6 +385,10 @@ class FakeHub:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._connections: set = set()  # open keep-alive sockets, closed by stop()
+        self.oauth_clients: dict[str, tuple[str, str]] = {}  # client id -> (secret, redirect URI)
+        self.oauth_user: dict | None = None  # who is signed in on the hub's consent page
+        self._oauth_codes: dict[str, dict] = {}  # code -> {client, redirect_uri, user}
+        self._oauth_tokens: dict[str, dict] = {}  # access token -> the user's userinfo
 
     # -- registry
 
@@ -414,6 +419,20 @@ class FakeHub:
     def add_token(self, token: str) -> str:
         self.valid_tokens.add(token)
         return token
+
+    def add_oauth_client(self, client_id: str, secret: str, redirect_uri: str) -> None:
+        self.oauth_clients[client_id] = (secret, redirect_uri)
+
+    def oauth_sign_in(self, username: str, *, orgs=(), sub: str | None = None, email: str | None = None) -> dict:
+        """The hub user who approves the next authorization request; `orgs`: (name, roleInOrg) pairs. Returns the
+        userinfo the hub will answer, in its documented shape (OpenID Connect fields and HF's `orgs`)."""
+        self.oauth_user = {
+            "sub": sub or f"sub-{username}", "name": username.title(), "preferred_username": username,
+            "profile": f"https://huggingface.co/{username}", "picture": "", "isPro": False,
+            "orgs": [{"sub": f"sub-{name}", "name": name.title(), "preferred_username": name, "picture": "",
+                      "isEnterprise": False, "roleInOrg": role} for name, role in orgs],
+            **({"email": email, "email_verified": True} if email else {})}
+        return self.oauth_user
 
     # -- lifecycle
 
@@ -493,10 +512,48 @@ class FakeHub:
     def handle(self, method: str, raw_path: str, query: dict, headers: dict, body: bytes):
         """Returns (status, headers, body bytes)."""
         segments = [unquote(s) for s in raw_path.strip("/").split("/")] if raw_path.strip("/") else []
+        if segments[:1] == ["oauth"]:
+            return self._oauth(method, segments[1:], query, headers, body)
         token = self._caller(headers)
         if segments[:1] == ["api"]:
             return self._api(method, segments[1:], query, headers, body, token)
         return self._resolve(method, segments, headers, token)
+
+    def _oauth(self, method, segments, query, headers, body):
+        """The hub's OAuth 2 endpoints: authorize (the signed-in user approves at once), token, userinfo."""
+        first = {k: v[0] for k, v in query.items()}
+        if segments == ["authorize"]:
+            client = self.oauth_clients.get(first.get("client_id", ""))
+            if client is None or first.get("redirect_uri") != client[1] or first.get("response_type") != "code":
+                raise HubError(400, "Invalid client_id, redirect_uri or response_type")
+            code = f"code-{len(self._oauth_codes)}-{os.urandom(4).hex()}"
+            self._oauth_codes[code] = {"client": first["client_id"], "redirect_uri": first["redirect_uri"],
+                                       "user": self.oauth_user, "challenge": first.get("code_challenge")}
+            location = f"{first['redirect_uri']}?{urlencode({'code': code, 'state': first.get('state', '')})}"
+            return 302, {"Location": location}, b""
+        if segments == ["token"] and method == "POST":
+            form = {k: v[0] for k, v in _form(headers, body).items()}
+            basic = headers.get("authorization") or ""
+            if basic.lower().startswith("basic "):  # client_secret_basic: id and secret in the header
+                client_id, _, client_secret = base64.b64decode(basic[6:]).decode().partition(":")
+                form.update(client_id=unquote(client_id), client_secret=unquote(client_secret))
+            grant = self._oauth_codes.pop(form.get("code", ""), None)
+            secret = self.oauth_clients.get(form.get("client_id", ""), ("",))[0]
+            if (grant is None or grant["client"] != form.get("client_id") or form.get("client_secret") != secret
+                    or grant["redirect_uri"] != form.get("redirect_uri")
+                    or (grant["challenge"] and not _pkce_ok(grant["challenge"], form.get("code_verifier", "")))):
+                return _json({"error": "invalid_grant"}, 400)
+            access = f"hf_oauth_{os.urandom(8).hex()}"
+            self._oauth_tokens[access] = grant["user"]
+            return _json({"access_token": access, "token_type": "Bearer", "expires_in": 28800,
+                          "scope": "openid profile"})
+        if segments == ["userinfo"]:
+            auth = headers.get("authorization") or ""
+            user = self._oauth_tokens.get(auth[len("bearer "):].strip() if auth.lower().startswith("bearer ") else "")
+            if user is None:
+                raise HubError(401, "Invalid credentials in Authorization header")
+            return _json(user)
+        raise HubError(404, "Not Found")
 
     def _api(self, method, segments, query, headers, body, token):
         if segments == ["whoami-v2"]:
@@ -581,6 +638,11 @@ class FakeHub:
             data, status = blob.data[start:end + 1], 206
             out["Content-Range"] = f"bytes {start}-{end}/{blob.size}"
         return status, out, data
+
+
+def _pkce_ok(challenge: str, verifier: str) -> bool:
+    digest = hashlib.sha256(verifier.encode()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode() == challenge
 
 
 def _truthy(query):
