@@ -1,16 +1,23 @@
 """OpenAPI post-processing: document the error responses DRF gives on every API.
 
 drf-spectacular documents success responses only, unless a view says more. But DRF answers
-400 (invalid query or body; and on every operation, a NUL character in the URL, refused by
-core.middleware.NulByteMiddleware), 401/403 (bad credentials, not allowed), 404 (unknown object, or an
+400 (invalid query or body; and on every operation, an undeclared query parameter (core.api.BaseApi), too many
+query parameters or a NUL character in the URL, refused by core.middleware), 401/403 (bad credentials, not allowed), 404 (unknown object, or an
 unknown `?format=`) and 429 (throttled), with `{"detail": ...}` (400: field -> messages) as JSON,
 or as CSV where the client asked for CSV. A client generated from the schema (or schemathesis)
 must find them documented. Responses a view documents itself are left as they are.
 """
+from leaderboard.core.middleware import MAX_QUERY_PARAMETERS, MAX_REPEATS
+from leaderboard.core.parsers import MAX_JSON_DEPTH
+
 DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
 VALIDATION = {"type": "object", "description": "field name -> list of messages (or {'detail': message})",
               "additionalProperties": {}}
-DESCRIPTIONS = {"400": "Invalid query or request body, or a NUL character (%00) in the URL.",
+DESCRIPTIONS = {"400": "Invalid query or request body: a parameter's value (field -> messages), or `{code, detail, "
+                       "hint}` for a query parameter the operation does not declare (UNKNOWN_PARAMETER), more than "
+                       f"{MAX_QUERY_PARAMETERS} query parameters or one name more than {MAX_REPEATS} times "
+                       f"(TOO_MANY_PARAMETERS), a JSON body nested more than {MAX_JSON_DEPTH} levels (JSON_TOO_DEEP), "
+                       "or a NUL character (%00) in the URL.",
                 "401": "Missing or invalid credentials.", "403": "Not allowed.",
                 "404": "No such object (named in the path or query), or an unknown `format`.",
                 "429": "Throttled: retry after the number of seconds in the Retry-After header."}

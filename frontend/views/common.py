@@ -3,6 +3,7 @@ from django.http import Http404
 
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.shots import shots_problem
+from leaderboard.core.converters import parse_id
 
 from .. import selectors
 
@@ -33,6 +34,20 @@ def shots_from(request):
     if problem:
         raise Http404(f"{problem}.")
     return int(raw)
+
+
+def page_from(request) -> int:
+    """?page=: a page number, 1 when absent or not one (ASCII digits, at most an id's size)."""
+    return parse_id(request.GET.get("page", "1")) or 1
+
+
+def run_from(request) -> int | None:
+    """?run=: a run id, None when absent; anything else is a 404."""
+    raw = request.GET.get("run")
+    run_id = None if raw is None else parse_id(raw)
+    if raw is not None and run_id is None:
+        raise Http404("No such run.")
+    return run_id
 
 
 def shots_options(*, benchmark, shots) -> list[int]:

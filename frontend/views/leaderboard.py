@@ -49,7 +49,6 @@ def board_query(request, *, benchmark, split, shots, categories) -> BoardQuery:
     if flagged not in FLAGGED:
         raise Http404(f"flagged must be one of {', '.join(FLAGGED)}.")
     sort = request.GET.get("sort", "rank")
-    page = request.GET.get("page", "1")
     columns = request.GET.get("columns", "overview")
     low, high = _billions(request, "params_min"), _billions(request, "params_max")
     if low is not None and high is not None and low > high:
@@ -62,7 +61,7 @@ def board_query(request, *, benchmark, split, shots, categories) -> BoardQuery:
         include_reported=request.GET.get("include_reported", "") in TRUE,
         sort=sort if sort.lstrip("-") in sort_names(categories) else "rank",
         columns=columns if columns in dict(PRESETS) else "overview",
-        page=int(page) if page.isdigit() and int(page) > 0 else 1, pins=_pins(request))
+        page=common.page_from(request), pins=_pins(request))
 
 
 @gzip_page

@@ -12,6 +12,7 @@ from leaderboard.submissions import selectors as submission_selectors
 
 from .. import model_headline
 from ..payloads import model as payload
+from . import common
 
 
 @gzip_page
@@ -20,11 +21,9 @@ def model_detail(request, hub_id):
     results = results_selectors.model_results(hub_id=hub_id)
     if model is None and not results:
         raise Http404("No such model.")
-    run_id = request.GET.get("run")
-    if run_id is not None and not run_id.isdigit():
-        raise Http404("No such run.")
-    chosen = payload.choose_result(results, int(run_id) if run_id else None)
-    if run_id and chosen is None:
+    run_id = common.run_from(request)
+    chosen = payload.choose_result(results, run_id)
+    if run_id is not None and chosen is None:
         raise Http404("No such run of this model.")
     history = {h["run_id"]: h for h in results_selectors.model_history(hub_id=hub_id)}
     runs = payload.run_rows(results, history, chosen)

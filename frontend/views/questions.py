@@ -16,6 +16,7 @@ from leaderboard.results import selectors as results_selectors
 
 from ..payloads import model as model_payload
 from ..payloads import questions as payload
+from . import common
 
 PER_PAGE = 50
 OPEN_SPLITS = ("validation",)
@@ -52,10 +53,7 @@ def model_questions(request, hub_id):
     results = [r for r in results_selectors.model_results(hub_id=hub_id) if r.split == split]
     if not results:
         raise Http404("No scored open-split run of this model.")
-    run_id = request.GET.get("run")
-    if run_id is not None and not run_id.isdigit():
-        raise Http404("No such run.")
-    chosen = model_payload.choose_result(results, int(run_id) if run_id else None)
+    chosen = model_payload.choose_result(results, common.run_from(request))
     if chosen is None:
         raise Http404("No such run of this model on this split.")
     run = chosen.run

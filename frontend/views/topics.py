@@ -35,10 +35,9 @@ TOPIC_SORTS = ("rank", "accuracy", "name", "precision")
 def _topic_query(request, benchmark):
     """The table's state from the URL: sort, page and the flagged toggle (unknown values fall back)."""
     sort = request.GET.get("sort", "rank")
-    page = request.GET.get("page", "1")
     flagged = request.GET.get("flagged", "hidden")
     return BoardQuery(benchmark=benchmark.slug, sort=sort if sort.lstrip("-") in TOPIC_SORTS else "rank",
-                      page=int(page) if page.isdigit() and int(page) > 0 else 1,
+                      page=common.page_from(request),
                       flagged=flagged if flagged in ("hidden", "show") else "hidden")
 
 

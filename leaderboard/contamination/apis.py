@@ -3,14 +3,13 @@ board-wide mean Δ over time. `?format=csv` streams the tables."""
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotFound
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.core.api import BaseApi
+from leaderboard.core.api import FORMAT_PARAM, BaseApi, Pagination
 from leaderboard.core.csv_http import CSVRenderer, streaming_csv
-from leaderboard.results.apis import FORMAT_PARAM
+from leaderboard.results.cache import cached_get  # Fisher and Holm once per results generation, not per request
 from leaderboard.submissions.selectors import public_model_or_404
 
 from . import selectors
@@ -36,7 +35,7 @@ class _Base(BaseApi):
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
 
     def board_query(self):
-        q = self.query(BoardQuerySerializer)
+        q = self.query()
         benchmark = bench_selectors.benchmark_get(slug=q.pop("benchmark"))
         if benchmark is None:
             raise NotFound("No such benchmark; see /api/v1/benchmarks/ for the slugs.")
@@ -44,10 +43,12 @@ class _Base(BaseApi):
 
 
 class BoardApi(_Base):
-    pagination_class = LimitOffsetPagination
+    pagination_class = Pagination
+    query_serializer = BoardQuerySerializer
 
     @extend_schema(parameters=[BoardQuerySerializer, FORMAT_PARAM], responses=DeltaRowSerializer(many=True),
                    operation_id="v1_contamination_list")
+    @cached_get
     def get(self, request):
         benchmark, q = self.board_query()
         rows = selectors.board(benchmark=benchmark, **q)
@@ -58,7 +59,10 @@ class BoardApi(_Base):
 
 
 class BoardHistoryApi(_Base):
+    query_serializer = BoardQuerySerializer
+
     @extend_schema(parameters=[BoardQuerySerializer, FORMAT_PARAM], responses=BoardHistoryPointSerializer(many=True))
+    @cached_get
     def get(self, request):
         benchmark, q = self.board_query()
         rows = selectors.board_history(benchmark=benchmark, shots=q["shots"])
@@ -69,10 +73,15 @@ class BoardHistoryApi(_Base):
 
 
 class ModelContaminationApi(_Base):
-    @extend_schema(responses=ModelContaminationSerializer)
+    @extend_schema(parameters=[FORMAT_PARAM], responses=ModelContaminationSerializer,
+                   description="CSV: the model's latest Δ rows, in the board's columns (the history is JSON only).")
+    @cached_get
     def get(self, request, hub_id):
         model = public_model_or_404(hub_id=hub_id)
         data = selectors.model_contamination(hub_id=model.hub_id if model else hub_id)  # the stored spelling
         if model is None and not data["latest"]:
             raise Http404(f"No model {hub_id!r}.")
+        if self.wants_csv():
+            return streaming_csv(BOARD_COLUMNS, map(_flat, data["latest"]),
+                                 f"contamination-{data['hub_id'].replace('/', '__')}.csv")
         return Response(ModelContaminationSerializer(data).data)

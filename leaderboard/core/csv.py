@@ -4,9 +4,10 @@ command.
 
 Cells are written by `escape_cell`: text starting with = + - @ tab or CR gets a leading ' so a spreadsheet never
 evaluates it (docs/ARCHITECTURE.md §9); numbers stay numbers, booleans are true/false and None is empty. Uploads refuse
-such cells instead (`formula_lead`).
+such cells instead (`formula_lead`). A nested API object becomes flat columns with `flatten`, never a repr in a cell.
 """
 import csv
+from collections.abc import Mapping
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -26,6 +27,22 @@ def escape_cell(value):
         return value
     text = str(value)
     return "'" + text if formula_lead(text) else text
+
+
+def flatten(value: Mapping, prefix: str = "") -> dict:
+    """One CSV row of a JSON object: a nested object's fields become `<outer>_<inner>` columns, a list of plain values
+    one cell joined by ";". A list of objects is left out: it is a table of its own (a view makes rows of it)."""
+    row = {}
+    for key, item in value.items():
+        name = f"{prefix}{key}"
+        if isinstance(item, Mapping):
+            row.update(flatten(item, f"{name}_"))
+        elif isinstance(item, (list, tuple)):
+            if not any(isinstance(v, (Mapping, list, tuple)) for v in item):
+                row[name] = ";".join("" if v is None else str(v) for v in item)
+        else:
+            row[name] = item
+    return row
 
 
 class _Echo:

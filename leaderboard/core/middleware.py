@@ -1,12 +1,14 @@
-"""Middleware: probes answered before host checks, request ids, request latency metrics, NUL refusal.
+"""Middleware: probes answered before host checks, request ids, request latency metrics, NUL refusal, bounds on
+the number of query parameters.
 
-Order in MIDDLEWARE: ProbeMiddleware, RequestIdMiddleware, RequestMetricsMiddleware, NulByteMiddleware, then
-Django's.
+Order in MIDDLEWARE: ProbeMiddleware, RequestIdMiddleware, RequestMetricsMiddleware, NulByteMiddleware,
+QueryLimitsMiddleware, then Django's.
 """
 import logging
 import re
 import time
 import uuid
+from collections import Counter
 from urllib.parse import parse_qsl, unquote_plus
 
 from django.conf import settings
@@ -107,10 +109,14 @@ class NulByteMiddleware:
         if problem is None:
             return self.get_response(request)
         detail = f"{problem}; remove it (no page, model id or parameter of this site contains a NUL character)"
-        if request.path_info.startswith("/api/") or request.path.startswith("/api/"):
-            return JsonResponse({"code": "NUL_CHARACTER", "detail": detail, "hint": "remove %00 from the URL"},
-                                status=400)
-        return HttpResponse(f"Bad request: {detail}.\n", status=400, content_type="text/plain; charset=utf-8")
+        return bad_request(request, "NUL_CHARACTER", detail, "remove %00 from the URL")
+
+
+def bad_request(request, code, detail, hint):
+    """A 400 before any view: `{code, detail, hint}` under /api/, plain text on pages."""
+    if request.path_info.startswith("/api/") or request.path.startswith("/api/"):
+        return JsonResponse({"code": code, "detail": detail, "hint": hint}, status=400)
+    return HttpResponse(f"Bad request: {detail}. {hint}.\n", status=400, content_type="text/plain; charset=utf-8")
 
 
 def nul_problem(request) -> str | None:
@@ -127,3 +133,38 @@ def nul_problem(request) -> str | None:
             shown = name if name.isprintable() and len(name) <= 50 else "a parameter"
             return f"the query parameter {shown!r} contains a NUL character (%00)"
     return "the query string contains a NUL character (%00)"
+
+
+MAX_QUERY_PARAMETERS = 200  # in one query string, names repeated or not
+MAX_REPEATS = 100  # of one name (?topic=a&topic=b...): a benchmark has fewer topics
+
+
+class QueryLimitsMiddleware:
+    """A query string of more than MAX_QUERY_PARAMETERS parameters, or one name repeated more than MAX_REPEATS
+    times, is answered 400 here, naming the problem, before anything parses it. Django refuses more than
+    DATA_UPLOAD_MAX_NUMBER_FIELDS with an exception wherever request.GET is first read: an HTML 400 that names
+    nothing, and with DEBUG on (the embedded default) a 500, as the debug page reads request.GET again."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        problem = query_limits_problem(request.META.get("QUERY_STRING", ""))
+        if problem is None:
+            return self.get_response(request)
+        return bad_request(request, "TOO_MANY_PARAMETERS", problem,
+                           f"send at most {MAX_QUERY_PARAMETERS} parameters, each name at most {MAX_REPEATS} times; "
+                           "a repeatable parameter also takes comma-separated values")
+
+
+def query_limits_problem(query: str) -> str | None:
+    """What is too many in `query` (a raw query string), in words, or None."""
+    count = query.count("&") + 1 if query else 0  # as Django counts them: empty pieces too
+    if count > MAX_QUERY_PARAMETERS:
+        return f"the query string has {count} parameters; at most {MAX_QUERY_PARAMETERS} are accepted"
+    names = Counter(name for name, _ in parse_qsl(query, keep_blank_values=True, errors="replace"))
+    name, repeats = names.most_common(1)[0] if names else ("", 0)
+    if repeats > MAX_REPEATS:
+        shown = name if name.isprintable() and len(name) <= 50 else "a parameter"
+        return f"the query parameter {shown!r} is given {repeats} times; at most {MAX_REPEATS} are accepted"
+    return None

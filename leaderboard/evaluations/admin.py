@@ -48,7 +48,7 @@ class EvaluationRunAdmin(admin.ModelAdmin):
                            reverse("admin:evaluations_evaluationrun_exact", args=[obj.pk]))
 
     def get_urls(self):
-        return [path("<int:pk>/exact-figures/", self.admin_site.admin_view(self.exact_figures_view),
+        return [path("<id:pk>/exact-figures/", self.admin_site.admin_view(self.exact_figures_view),
                      name="evaluations_evaluationrun_exact"), *super().get_urls()]
 
     def exact_figures_view(self, request, pk):

@@ -5,15 +5,14 @@ Sealed rule: per-question rows of the test split are never served (the selector 
 no aggregate includes them either (aggregates.py): every figure here is of the open splits.
 """
 from django.http import Http404
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import NotFound
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.core.api import BaseApi
+from leaderboard.core.api import FORMAT_PARAM, PAGE_PARAMS, BaseApi, Pagination
+from leaderboard.core.csv import flatten
 from leaderboard.core.csv_http import CSVRenderer
 
 from . import selectors
@@ -27,7 +26,10 @@ PROVENANCE_COLUMNS = ["job", "judge_model", "judge_revision", "endpoint_kind", "
 TOPIC_COLUMNS = ["category", "subcategory", "topic", "topic_slug", "n", "n_scored", "n_unparsable", "mrscore",
                  "ci95_low", "ci95_high", "bin", "published_mrscore"]
 QUESTION_COLUMNS = ["uid", "split", "topic", "question", "mrscore", "method", "raw_reply", "score_mass"]
-FORMAT_PARAM = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
+JOB_COLUMNS = ["id", "status", "progress_done", "progress_total", "attempts", "created_at", "finished_at",
+               "failure_reason", *(f"provenance_{c}" for c in ("benchmark", "benchmark_version", "judge_model",
+               "judge_revision", "endpoint_kind", "prompt_version", "prompt_hash", "scoring", "judged_at", "splits")),
+               *(f"summary_{c}" for c in ("n", "n_scored", "n_unparsable", "unparsable_rate", "mean", "ci95"))]
 
 
 def _round(value, digits=4):
@@ -36,11 +38,6 @@ def _round(value, digits=4):
 
 class _Base(BaseApi):
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
-
-    def csv(self, columns, rows, filename):
-        response = Response({"columns": columns, "rows": rows})
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
 
     def job_for(self, slug, job_id=None):
         """The succeeded job `job_id` of benchmark `slug`, or its newest; else a 404."""
@@ -59,18 +56,22 @@ class _Base(BaseApi):
 
 
 class JobListApi(_Base):
-    renderer_classes = [JSONRenderer, BrowsableAPIRenderer]
-    pagination_class = LimitOffsetPagination
+    pagination_class = Pagination
+    query_serializer = JobListQuerySerializer
 
-    @extend_schema(parameters=[JobListQuerySerializer], responses=JobSerializer(many=True),
+    @extend_schema(parameters=[JobListQuerySerializer, FORMAT_PARAM], responses=JobSerializer(many=True),
                    operation_id="v1_mrscore_jobs_list")
     def get(self, request):
-        benchmark, slug = None, self.query(JobListQuerySerializer).get("benchmark")
+        benchmark, slug = None, self.query().get("benchmark")
         if slug:
             benchmark = bench_selectors.benchmark_get(slug=slug)
             if benchmark is None:
                 raise NotFound(f"No benchmark {slug!r}.")
-        return self.page_response(selectors.job_list(benchmark=benchmark), JobSerializer)
+        jobs = selectors.job_list(benchmark=benchmark)
+        if self.wants_csv():  # every job, a row each: the provenance and summary's figures as flat columns
+            return self.csv(JOB_COLUMNS, [flatten(job) for job in JobSerializer(jobs, many=True).data],
+                            "mrscore-jobs.csv")
+        return self.page_response(jobs, JobSerializer)
 
 
 class JobDetailApi(_Base):
@@ -85,9 +86,11 @@ class JobDetailApi(_Base):
 
 
 class TopicScoresApi(_Base):
+    query_serializer = JobQuerySerializer
+
     @extend_schema(parameters=[JobQuerySerializer, FORMAT_PARAM], responses=TopicScoresSerializer)
     def get(self, request, slug):
-        job = self.job_for(slug, self.query(JobQuerySerializer).get("job"))
+        job = self.job_for(slug, self.query().get("job"))
         provenance = selectors.provenance(job=job)
         topics = list(selectors.topic_scores(job=job))
         if self.wants_csv():
@@ -99,11 +102,13 @@ class TopicScoresApi(_Base):
 
 
 class QuestionScoresApi(_Base):
-    pagination_class = LimitOffsetPagination
+    pagination_class = Pagination
+    query_serializer = QuestionScoresQuerySerializer
 
-    @extend_schema(parameters=[QuestionScoresQuerySerializer, FORMAT_PARAM], responses=QuestionScoresSerializer)
+    @extend_schema(parameters=[QuestionScoresQuerySerializer, FORMAT_PARAM, *PAGE_PARAMS],
+                   responses=QuestionScoresSerializer)
     def get(self, request, slug):
-        q = self.query(QuestionScoresQuerySerializer)
+        q = self.query()
         job = self.job_for(slug, q.get("job"))
         # the sealed split: a SealedSplitError, answered 404
         rows = selectors.question_scores(job=job, split=q.get("split"), topic_slug=q.get("topic"))
@@ -119,9 +124,11 @@ class QuestionScoresApi(_Base):
 
 
 class DistributionApi(_Base):
+    query_serializer = DistributionQuerySerializer
+
     @extend_schema(parameters=[DistributionQuerySerializer, FORMAT_PARAM], responses=DistributionSerializer(many=True))
     def get(self, request):
-        slugs = self.query(DistributionQuerySerializer)["benchmark"]
+        slugs = self.query()["benchmark"]
         out = []
         for benchmark in selectors.benchmarks_with_scores(slugs=slugs or None):
             job = selectors.job_current(benchmark=benchmark)

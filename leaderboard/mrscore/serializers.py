@@ -8,6 +8,7 @@ from evaluator.judges.stats import bin_label
 
 from leaderboard.benchmarks.models import Split
 from leaderboard.core.api import Repeated
+from leaderboard.core.converters import MAX_ID
 
 from . import selectors
 
@@ -19,8 +20,8 @@ class JobListQuerySerializer(serializers.Serializer):
 
 
 class JobQuerySerializer(serializers.Serializer):
-    job = serializers.IntegerField(min_value=0, required=False, help_text="a succeeded job id (default: the newest "
-                                   "on the benchmark's current version)")
+    job = serializers.IntegerField(min_value=0, max_value=MAX_ID, required=False, help_text="a succeeded job id "
+                                   "(default: the newest on the benchmark's current version)")
 
 
 class QuestionScoresQuerySerializer(JobQuerySerializer):

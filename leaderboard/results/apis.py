@@ -6,13 +6,12 @@ paths compare case-insensitively. Uploaded predictions appear under submitted pr
 """
 from django.http import Http404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.pagination import LimitOffsetPagination
+from drf_spectacular.utils import extend_schema
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from leaderboard.boards import selectors as boards
-from leaderboard.core.api import BaseApi
+from leaderboard.core.api import FORMAT_PARAM, BaseApi, Pagination
 from leaderboard.core.csv_http import CSVRenderer, streaming_csv
 from leaderboard.evaluations import display
 from leaderboard.submissions.selectors import public_model_or_404
@@ -24,8 +23,6 @@ from .lm_eval_json import lm_eval_results
 from .query_serializers import LeaderboardQuerySerializer, SubmittedPredictionsQuerySerializer, TopicsQuerySerializer
 from .serializers import (HistoryRowSerializer, LeaderboardRowSerializer, LmEvalResultsSerializer,
                           ModelDetailSerializer, SubmittedPredictionRowSerializer)
-
-FORMAT_PARAM = OpenApiParameter("format", OpenApiTypes.STR, enum=["json", "csv"])
 
 
 def _safe_name(hub_id):
@@ -43,13 +40,14 @@ class _Base(BaseApi):
 
 
 class LeaderboardApi(_Base):
-    pagination_class = LimitOffsetPagination
+    pagination_class = Pagination
+    query_serializer = LeaderboardQuerySerializer
 
     @extend_schema(parameters=[LeaderboardQuerySerializer, FORMAT_PARAM],
                    responses=LeaderboardRowSerializer(many=True), operation_id="v1_leaderboard_list")
     @cached_get
     def get(self, request):
-        q = self.query(LeaderboardQuerySerializer)
+        q = self.query()
         benchmark = q.pop("benchmark")
         rows = boards.leaderboard(benchmark=benchmark, models=q.pop("model"), **q)
         if self.wants_csv():
@@ -63,14 +61,15 @@ class SubmittedPredictionsApi(_Base):
     """Predictions uploaded by their models' owners and scored here: labelled "submitted predictions", never
     ranked with (or shown as) the measured leaderboard, best first."""
 
-    pagination_class = LimitOffsetPagination
+    pagination_class = Pagination
+    query_serializer = SubmittedPredictionsQuerySerializer
 
     @extend_schema(parameters=[SubmittedPredictionsQuerySerializer, FORMAT_PARAM],
                    responses=SubmittedPredictionRowSerializer(many=True),
                    operation_id="v1_leaderboard_submitted_predictions_list")
     @cached_get
     def get(self, request):
-        q = self.query(SubmittedPredictionsQuerySerializer)
+        q = self.query()
         benchmark = q.pop("benchmark")
         rows = selectors.submitted_predictions(benchmark=benchmark, **q)
         return self.rows_response(rows, serializer_class=SubmittedPredictionRowSerializer,
@@ -113,11 +112,12 @@ class ModelHistoryApi(_Base):
 
 class TopicsCsvApi(_Base):
     renderer_classes = [CSVRenderer, JSONRenderer]
+    query_serializer = TopicsQuerySerializer
 
     @extend_schema(parameters=[TopicsQuerySerializer], responses={(200, "text/csv"): OpenApiTypes.STR})
     @cached_get
     def get(self, request):
-        q = self.query(TopicsQuerySerializer)
+        q = self.query()
         benchmark = q.pop("benchmark")
         rows = selectors.topic_table(benchmark=benchmark, models=q.pop("model"), **q)
         return streaming_csv(results_csv.TOPIC_COLUMNS, rows,

@@ -1,6 +1,7 @@
-"""Response cache of the results API, with ETag / Last-Modified and 304s.
+"""Response cache of the results and contamination APIs, with ETag / Last-Modified and 304s.
 
-Entries are keyed by path + sorted query + negotiated media type and belong to one results
+Entries are keyed by path + sorted query + negotiated media type (a parameter the view does not declare
+never gets here: core.api.BaseApi refuses it, so `?zz=<random>` cannot make new entries) and belong to one results
 *generation* (leaderboard/core/cache_generation.py). Anything that changes what these responses show
 (new aggregates, a run or model hidden or flagged) calls `results_changed()`, which starts a new
 generation: entries of an older one are never served again (they expire on their own). The ETag is

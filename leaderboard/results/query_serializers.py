@@ -7,6 +7,7 @@ from rest_framework.exceptions import NotFound
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.shots import shots_field
 from leaderboard.core.api import Repeated
+from leaderboard.core.converters import MAX_ID
 from leaderboard.evaluations import display
 
 from . import selectors
@@ -91,7 +92,7 @@ class LeaderboardQuerySerializer(_Scope):
     search = serializers.CharField(required=False)
     sort = serializers.CharField(default="rank", help_text="one of " + ", ".join(sort_names()) + ", "
                                  "category:<slug>; a leading '-' sorts descending")
-    version = serializers.IntegerField(min_value=1, required=False, help_text=VERSION_HELP)
+    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, help_text=VERSION_HELP)
 
     def validate(self, attrs):
         low, high = attrs.get("params_min"), attrs.get("params_max")
@@ -111,7 +112,7 @@ class TopicsQuerySerializer(_Scope):
                                     help_text="open split only: per-topic test figures are not published")
     shots = shots_field()
     variant = serializers.CharField(default="original")
-    version = serializers.IntegerField(min_value=1, required=False, help_text=VERSION_HELP)
+    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, help_text=VERSION_HELP)
 
     def validate(self, attrs):
         return resolve_scope(resolve_board(attrs))
@@ -121,7 +122,7 @@ class SubmittedPredictionsQuerySerializer(serializers.Serializer):
     benchmark = serializers.SlugField(default="mobile-mmlu")
     split = serializers.ChoiceField(choices=["validation", "dev"], default="validation",
                                     help_text="open splits only: predictions of the sealed split are never accepted")
-    version = serializers.IntegerField(min_value=1, required=False, help_text=VERSION_HELP)
+    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, help_text=VERSION_HELP)
 
     def validate(self, attrs):
         return resolve_board(attrs)

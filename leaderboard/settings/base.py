@@ -47,6 +47,7 @@ MIDDLEWARE = [
     "leaderboard.core.middleware.RequestIdMiddleware",
     "leaderboard.core.middleware.RequestMetricsMiddleware",
     "leaderboard.core.middleware.NulByteMiddleware",  # %00 in path or query: 400 before any lookup
+    "leaderboard.core.middleware.QueryLimitsMiddleware",  # too many query parameters: 400 before any parsing
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -163,8 +164,10 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "leaderboard.core.api.exception_handler",  # a DomainError as {code, detail, hint}
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "leaderboard.core.api.Pagination",  # limit/offset, at most 500 rows a page
     "PAGE_SIZE": 50,
+    "DEFAULT_PARSER_CLASSES": ["leaderboard.core.parsers.JSONParser",  # DRF's, with a bound on nesting depth
+                               "rest_framework.parsers.FormParser", "rest_framework.parsers.MultiPartParser"],
     # Reverse proxies in front whose X-Forwarded-For is trusted: the client is the address the nearest one added
     # (0: REMOTE_ADDR). Every throttle and the sign-in lockout count clients by it (frontend/throttles.client_ip).
     "NUM_PROXIES": env_int("TRUSTED_PROXIES", 0, minimum=0),
@@ -190,7 +193,7 @@ SPECTACULAR_SETTINGS = {
                              "leaderboard.api_schema.document_error_responses"],  # 400/401/403/404/429 bodies
     # What Django's path converters accept, so the documented parameters match the routes.
     "PATH_CONVERTER_OVERRIDES": {"slug": {"type": "string", "pattern": "^[-a-zA-Z0-9_]+$"},
-                                 "int": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},
+                                 "id": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}},  # core/converters.py
 }
 
 # Sign in with Hugging Face (frontend/hub_signin.py): on when a client id is set (an OAuth app of the hub's settings,

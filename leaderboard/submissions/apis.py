@@ -3,17 +3,36 @@ answered by the exception handler (core/api.py)."""
 from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions, status
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.throttling import ScopedRateThrottle
 
-from leaderboard.core.api import BaseApi
+from leaderboard.core.api import FORMAT_PARAM, BaseApi
+from leaderboard.core.csv import flatten
+from leaderboard.core.csv_http import CSVRenderer
+from leaderboard.core.parsers import JSONParser
 from leaderboard.hub.ids import model_ref
 
 from . import selectors, services, uploads
 from .serializers import (ErrorSerializer, PredictionUploadInputSerializer, SubmissionInputSerializer,
                           SubmissionOutputSerializer)
+
+
+# ?format=csv of the list: a row per run, the submission's fields first and the run's as run_<field>.
+CSV_COLUMNS = ["id", "kind", "hub_id", "revision", "revision_sha", "precision", "model_type", "use_chat_template",
+               "benchmarks", "status", "created_at", *(f"run_{c}" for c in (
+                   "id", "benchmark", "split", "variants", "status", "attempts", "queue_position", "eta_seconds",
+                   "items_done", "items_total", "chunks_done", "chunks_total", "accuracy", "rerun_of",
+                   "accuracy_note", "accuracy_change", "failure_code", "failure_reason", "failure_log_excerpt"))]
+
+
+def _csv_rows(submissions):
+    for submission in submissions:
+        row = flatten({k: v for k, v in submission.items() if k != "runs"})
+        for run in submission["runs"] or [{}]:  # a submission without runs yet: one row
+            yield {**row, **flatten(run, "run_")}
 
 
 class SubmissionPostThrottle(ScopedRateThrottle):
@@ -51,10 +70,14 @@ class SubmissionThrottling:
 
 class SubmissionListCreateApi(SubmissionThrottling, BaseApi):
     permission_classes = [IsAuthenticated]
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
 
-    @extend_schema(responses=SubmissionOutputSerializer(many=True))
+    @extend_schema(parameters=[FORMAT_PARAM], responses=SubmissionOutputSerializer(many=True))
     def get(self, request):
-        return Response(SubmissionOutputSerializer(selectors.submissions_of(user=request.user), many=True).data)
+        data = SubmissionOutputSerializer(selectors.submissions_of(user=request.user), many=True).data
+        if self.wants_csv():
+            return self.csv(CSV_COLUMNS, list(_csv_rows(data)), "submissions.csv")
+        return Response(data)
 
     @extend_schema(request=SubmissionInputSerializer,
                    responses={201: SubmissionOutputSerializer, 400: ErrorSerializer, 409: ErrorSerializer,
