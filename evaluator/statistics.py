@@ -77,40 +77,26 @@ def two_proportion_z(x1: float, n1: int, x2: float, n2: int) -> float | None:
     return (x1 / n1 - x2 / n2) / se
 
 
-def fisher_one_sided(x1: int, n1: int, x2: int, n2: int) -> float:
-    """Fisher's exact test, one-sided: P(side 1 ≥ x1 successes | both margins) under equal proportions.
-
-    The hypergeometric tail, summed outward from its largest term with the ratio of successive terms: the
-    upper tail when x1 is above the mean, else one minus the lower tail (exact to rounding).
-    """
-    s, total = x1 + x2, n1 + n2
-    lo, hi = max(0, s - n2), min(n1, s)
-    if x1 <= lo:
-        return 1.0
-    if x1 > hi:
-        return 0.0
-
-    def pmf(k):
-        return math.exp(_log_comb(s, k) + _log_comb(total - s, n1 - k) - _log_comb(total, n1))
-
-    def up(k):  # P(k + 1) / P(k)
-        return (s - k) * (n1 - k) / ((k + 1) * (total - s - n1 + k + 1))
-
-    upper = x1 > n1 * s / total
-    start, stop = (x1, hi) if upper else (x1 - 1, lo)
-    term, tail, k = 1.0, 1.0, start
-    while k != stop:
-        term *= up(k) if upper else 1 / up(k - 1)
-        k += 1 if upper else -1
-        tail += term
-        if term < 1e-17 * tail:
-            break
-    mass = pmf(start) * tail
-    return min(1.0, mass) if upper else min(1.0, max(0.0, 1.0 - mass))
-
-
 def _log_comb(n: int, k: int) -> float:
     return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def binomial_upper(x: int, n: int, p: float) -> float:
+    """The exact one-sided binomial test: P(X ≥ x) for X ~ Binomial(n, p).
+
+    The tail on x's side of the mean is summed (the upper one, else one minus the lower one), each term from its
+    logarithm, so tiny tails keep their precision.
+    """
+    if x <= 0 or p >= 1:
+        return 1.0
+    if x > n or p <= 0:
+        return 0.0
+    log_p, log_q = math.log(p), math.log1p(-p)
+    upper = x > n * p
+    logs = [_log_comb(n, k) + k * log_p + (n - k) * log_q for k in (range(x, n + 1) if upper else range(x))]
+    top = max(logs)
+    mass = math.exp(top) * math.fsum(math.exp(v - top) for v in logs)
+    return min(1.0, mass) if upper else min(1.0, max(0.0, 1.0 - mass))
 
 
 # --- means and paired scores -------------------------------------------------------------------------------

@@ -8,11 +8,11 @@ reweighted to the test split's topic mix (the split's topic sizes are public). T
 board: Benjamini–Hochberg q-values of the one-sided p-values, flagged when −z > 3 and q < 0.05 (stats).
 
 Per-topic Δ values are not published: with the validation accuracy public, a topic's Δ would give its sealed
-test accuracy, which the display rules withhold. Per-topic evidence is Fisher's exact test on the exact counts
-with the Holm correction, small topics pooled into their subcategory or category, and only the names of units
-that stay significant, each consistent with several test counts (stats.topic_evidence). A test run the Ladder
-rule did not show (a newer revision without a significant gain) is left out of the board and the history: its
-Δ would give its test score.
+test accuracy, which the display rules withhold. Nor does anything published read a per-topic test count: for a
+model flagged overall, the units (small topics pooled by subcategory or category) whose validation count is
+significantly above what its published test figure and δ₀ predict are named (exact binomial test, Holm;
+stats.topic_evidence). A test run the Ladder rule did not show (a newer revision without a significant gain) is
+left out of the board and the history: its Δ would give its test score.
 """
 from collections import defaultdict
 
@@ -126,12 +126,20 @@ def _probe(point):
                            "ci95_low": _pt(lo), "ci95_high": _pt(hi)}}
 
 
-def _topics(point, tree):
-    counts = {slug: (cv, nv, ct, nt) for slug, (_, cv, nv, ct, nt) in (point.topic_counts or {}).items()}
-    evidence = stats.topic_evidence(counts, _topic_names(point), tree)
+def _topics(point, judged, tree):
+    """Per-topic evidence from public inputs only: the validation counts and question counts per topic, and, for a
+    model flagged overall, the validation accuracy its published test figure and δ₀ predict. The per-topic test
+    counts the point stores are not passed on: a name derived from them would pin them (stats.topic_evidence)."""
+    counts = point.topic_counts or {}
+    validation = {slug: (cv, nv, nt) for slug, (_, cv, nv, _, nt) in counts.items()}
+    expected = None
+    if judged.flagged:
+        top = publish(point.correct_t, point.n_t).counts()[-1] / point.n_t
+        expected = stats.expected_validation(top, judged.delta.delta0)
+    evidence = stats.topic_evidence(validation, _topic_names(point), tree, expected=expected)
     return {"tested": evidence.tested, "alpha": stats.HOLM_ALPHA, "correction": "holm",
-            "test": "fisher-exact-one-sided", "topics": evidence.topics, "pooled": evidence.pooled,
-            "untested": evidence.untested, "min_counts": stats.MIN_NAMED_COUNTS,
+            "test": "binomial-exact-one-sided", "topics": evidence.topics, "pooled": evidence.pooled,
+            "untested": evidence.untested, "expected": None if expected is None else _pt(expected, 2),
             "significant": [{"topic_slug": u.key, "topic": u.name, "level": u.level, "members": list(u.members)}
                             for u in evidence.named]}
 
@@ -198,7 +206,7 @@ def point_row(point, judged: _Judged, tree) -> dict:
         "delta0": _pt(d.delta0, 2), "z": round(d.z, 2), "flagged": judged.flagged, "flag_reasons": reasons,
         "validation_reweighted": _pt(d.validation, 2), "delta_unweighted": _pt(p_t - point.correct_v / point.n_v),
         "delta0_se": _pt(d.delta0_se, 2), "p_value": _sig(d.p_lower), "q_value": _sig(q),
-        "topics": _topics(point, tree), "probe": _probe(point), "computed_at": point.computed_at,
+        "topics": _topics(point, judged, tree), "probe": _probe(point), "computed_at": point.computed_at,
     }
 
 

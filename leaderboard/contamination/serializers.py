@@ -37,15 +37,17 @@ class _Topics(serializers.Serializer):
                                                 "category): the size of the Holm family")
     alpha = serializers.FloatField(help_text="family-wise error rate")
     correction = serializers.CharField()
-    test = serializers.CharField(help_text="Fisher's exact test, one-sided (validation above test)")
+    test = serializers.CharField(help_text="the exact binomial test, one-sided: a unit's validation count against "
+                                           "`expected`")
     topics = serializers.IntegerField(help_text="topics with both validation and test questions")
     pooled = serializers.IntegerField(help_text="topics tested inside a pooled unit")
     untested = serializers.IntegerField(help_text="topics too small to test even pooled by category")
-    min_counts = serializers.IntegerField(help_text="a unit is named only when at least this many test counts "
-                                                    "would name it, so a name never pins a sealed count")
-    significant = _Topic(many=True, help_text="units where validation is significantly above test after the "
-                                               "Holm correction (their Δ values are withheld: they would give "
-                                               "per-topic test accuracy)")
+    expected = serializers.FloatField(allow_null=True, help_text="percent: the validation accuracy the published "
+                                      "test accuracy (the top of its grid bin) and δ₀ predict; null when the model "
+                                      "is not flagged, and then no unit is named")
+    significant = _Topic(many=True, help_text="units of a flagged model whose validation accuracy is significantly "
+                                               "above `expected` after the Holm correction; no per-topic test "
+                                               "figure enters (it would be pinned by the names)")
 
 
 class DeltaRowSerializer(serializers.Serializer):

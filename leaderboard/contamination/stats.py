@@ -2,7 +2,8 @@
 
 Proportions are fractions here; callers turn them into percentage points for display. Only the monitor's own
 maths lives here (reweighting, Δ and its z, δ₀, the board's judgement, per-topic units); the general tests and
-intervals (Wilson, Newcombe, Fisher, Holm, Benjamini–Hochberg, the Ladder's paired test) are evaluator.statistics.
+intervals (Wilson, Newcombe, the exact binomial, Holm, Benjamini–Hochberg, the Ladder's paired test) are
+evaluator.statistics.
 
 The flag, per model (callers apply it to the figures as published, never to exact sealed counts):
 
@@ -15,10 +16,11 @@ The flag, per model (callers apply it to the figures as published, never to exac
 - z = (Δ − δ₀)/√(SE_Δ² + SE_δ₀²), δ₀ the mean Δ of reference models and SE_δ₀ its standard error;
 - across the board, Benjamini–Hochberg q-values of the one-sided p = Φ(z); flagged when −z > 3 and q < 0.05.
 
-Per-topic evidence (`topic_evidence`): Fisher's exact one-sided test per unit (a topic, or small topics pooled
-into their subcategory or category) with the Holm correction; a unit is named only when at least
-MIN_NAMED_COUNTS different test counts would have named it, so naming never pins a sealed count. It tests equal
-accuracy on the two splits (δ₀, a board-wide figure, is not subtracted per topic).
+Per-topic evidence (`topic_evidence`), for models flagged overall only: per unit (a topic, or small topics pooled
+into their subcategory or category by question counts), the exact one-sided binomial test of its validation count
+against the validation accuracy the published test figure and δ₀ predict, with the Holm correction. Per-topic
+test counts are never read: validation counts are public and chosen at will by a crafted model, so any rule that
+read them would let the names pin them (tests/contamination/test_adversary_topic_naming.py).
 """
 from __future__ import annotations
 
@@ -26,12 +28,15 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from evaluator.statistics import agresti_caffo_var, benjamini_hochberg, fisher_one_sided, holm, newcombe, normal_cdf
+from evaluator.statistics import (agresti_caffo_var, benjamini_hochberg, binomial_upper, holm, newcombe,
+                                  normal_cdf)
 
 FLAG_Z = 3.0  # flag "possible contamination" when -z > 3 ...
 BH_Q = 0.05  # ... and the Benjamini–Hochberg q-value across the board is below this (the about page says so)
 HOLM_ALPHA = 0.05  # family-wise error rate of the per-topic evidence
-MIN_NAMED_COUNTS = 5  # a named unit is consistent with at least this many test counts (the about page says so)
+# A unit is tested when a perfect validation score on it could be significant against a model of this test
+# accuracy (`min_unit_n`): the units then depend on question counts only, never on how a model did.
+REFERENCE_ACCURACY = 0.5
 # Validation questions a reweighting stratum needs (smaller topics are pooled): from 12 on, the expected
 # p̃(1−p̃)/n of a stratum is within 7% of the binomial variance it estimates, at any accuracy.
 MIN_STRATUM_N = 12
@@ -193,48 +198,50 @@ class TopicEvidence:
     tested: int  # units in the Holm family
     pooled: int  # topics tested inside a pooled unit
     untested: int  # topics too small to test even pooled by category
+    expected: float | None  # the validation accuracy the published figures predict; None: not flagged, none named
     named: list[Unit]
 
 
-def topic_evidence(counts: Mapping[str, tuple[int, int, int, int]], names: Mapping[str, str], tree: Tree,
-                   alpha: float = HOLM_ALPHA, min_counts: int = MIN_NAMED_COUNTS) -> TopicEvidence:
-    """Units where validation is significantly above test: Fisher's exact one-sided test, Holm across units.
+def min_unit_n(topics: int, alpha: float = HOLM_ALPHA) -> int:
+    """Validation questions a unit needs: the fewest n with REFERENCE_ACCURACY^n ≤ alpha/topics, i.e. a perfect
+    validation score could pass Bonferroni across the topics against a model of REFERENCE_ACCURACY on test."""
+    return math.ceil(math.log(alpha / max(1, topics)) / math.log(REFERENCE_ACCURACY) - 1e-9)
 
-    counts: topic slug -> (correct_v, n_v, correct_t, n_t). The units depend on the question counts only (which
-    are public), never on how the model did. A unit is testable when, even at a perfect validation score, at
-    least `min_counts` test counts would give p ≤ alpha/m₀ (m₀ = the number of topics); smaller topics are
-    pooled. A unit the Holm procedure rejects is named only if at least `min_counts` test counts (0 to
-    min_counts − 1 at least) would give p ≤ alpha/m with its validation count: such a p is rejected whatever the
-    other units do, so the name is consistent with that many counts and pins none.
+
+def expected_validation(test_top: float, delta0: float) -> float:
+    """The validation accuracy a clean model's published figures predict: Δ = p_t − p_v is δ₀ when clean, so p_v
+    = p_t − δ₀, with p_t the highest test accuracy the published figure allows (its rounding never counts against
+    the model)."""
+    return min(1.0, max(0.0, test_top - delta0))
+
+
+def topic_evidence(validation: Mapping[str, tuple[int, int, int]], names: Mapping[str, str], tree: Tree, *,
+                   expected: float | None, alpha: float = HOLM_ALPHA) -> TopicEvidence:
+    """Units whose validation accuracy is significantly above what the model's published figures predict: the
+    exact one-sided binomial test of x_v of n_v against `expected` (`expected_validation`), Holm across units.
+
+    validation: topic slug -> (correct_v, n_v, n_t); no per-topic test count goes in, so the names are a function
+    of public inputs only (validation counts, question counts, the published test figure and δ₀, and the flag).
+    `expected` is None for a model not flagged overall: then nothing is named. The units depend on the question
+    counts only: a topic with fewer than `min_unit_n` validation questions is pooled into its subcategory, then
+    its category; what is still too small is not tested.
     """
-    topics = [t for t, (_, nv, _, nt) in counts.items() if nv and nt]
+    topics = sorted(t for t, (_, nv, nt) in validation.items() if nv and nt)
     if not topics:
-        return TopicEvidence(topics=0, tested=0, pooled=0, untested=0, named=[])
+        return TopicEvidence(topics=0, tested=0, pooled=0, untested=0, expected=expected, named=[])
 
     def sums(members):
-        xv = nv = xt = nt = 0
-        for t in members:
-            a, b, c, d = counts[t]
-            xv, nv, xt, nt = xv + a, nv + b, xt + c, nt + d
-        return xv, nv, xt, nt
+        return (sum(validation[t][0] for t in members), sum(validation[t][1] for t in members))
 
-    def namable(x_v, n_v, n_t, threshold):
-        return n_t >= min_counts - 1 and fisher_one_sided(x_v, n_v, min_counts - 1, n_t) <= threshold
-
-    first = alpha / len(topics)
-
-    def big_enough(members):
-        _, nv, _, nt = sums(members)
-        return namable(nv, nv, nt, first)
-
-    units, left_out = pool_units(sorted(topics), names, tree, big_enough)
-    m = len(units)
-    figures = [sums(u.members) for u in units]
-    p_values = [fisher_one_sided(xv, nv, xt, nt) for xv, nv, xt, nt in figures]
-    _, rejected = holm(p_values, alpha)
-    named = [u for u, (xv, nv, _, nt), r in zip(units, figures, rejected) if r and namable(xv, nv, nt, alpha / m)]
-    return TopicEvidence(topics=len(topics), tested=m, pooled=sum(len(u.members) for u in units if u.level != "topic"),
-                         untested=len(left_out), named=sorted(named, key=lambda u: u.key))
+    least = min_unit_n(len(topics), alpha)
+    units, left_out = pool_units(topics, names, tree, lambda members: sums(members)[1] >= least)
+    named = []
+    if expected is not None and units:
+        _, rejected = holm([binomial_upper(*sums(u.members), expected) for u in units], alpha)
+        named = [u for u, r in zip(units, rejected) if r]
+    return TopicEvidence(topics=len(topics), tested=len(units),
+                         pooled=sum(len(u.members) for u in units if u.level != "topic"), untested=len(left_out),
+                         expected=expected, named=sorted(named, key=lambda u: u.key))
 
 
 def strata(sizes: Mapping[str, tuple[int, int]], names: Mapping[str, str], tree: Tree,

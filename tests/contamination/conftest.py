@@ -33,14 +33,11 @@ def questions(version):
 @pytest.fixture
 def make_run(version):
     """make_run(hub_id, split, correct) — `correct`: the first k questions, or a predicate on (index, uid, topic);
-    `submitter`: the account whose submission the run belongs to (none: an operator's run)."""
+    `submitter`: the account whose submission the run belongs to (none: an operator's run); `run`: play the GPU
+    worker for this run (one the intake created) instead of creating one."""
 
-    def make(hub_id, split, correct, *, revision="a" * 40, precision="bfloat16", probe_rows=(), submitter=None):
-        entry = (ModelEntry.objects.filter(hub_id__iexact=hub_id).first()
-                 or ModelEntry.objects.create(hub_id=hub_id, namespace=hub_id.split("/")[0].lower(),
-                                              params=1_000_000_000))
-        submission = submitter and Submission.objects.create(submitter=submitter, model=entry, revision_sha=revision,
-                                                             precision=precision, benchmarks=["mobile-mmlu"])
+    def make(hub_id, split, correct, *, revision="a" * 40, precision="bfloat16", probe_rows=(), submitter=None,
+             run=None):
         key = run_selectors.answer_key(version=version, split=split)
         rows = []
         qs = version.questions.filter(split=split).order_by("position").values_list(
@@ -50,10 +47,21 @@ def make_run(version):
             letter = sorted(key[uid])[0] if ok else _wrong(options, key[uid])
             rows.append({"question_id": uid, "variant": "original", "topic": topic, "predicted_original": letter,
                          "predicted": letter})
-        run = EvaluationRun.objects.create(
-            benchmark_version=version, split=split, model_ref=hub_id, model_revision=revision, precision=precision,
-            variants=["original"], status=RunStatus.SCORING, dataset_hash=version.split_hashes[split],
-            probe=bool(probe_rows), probe_rows=list(probe_rows), submission=submission or None)
+        if run is not None:
+            EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.SCORING)
+            run.refresh_from_db()
+        else:
+            entry = (ModelEntry.objects.filter(hub_id__iexact=hub_id).first()
+                     or ModelEntry.objects.create(hub_id=hub_id, namespace=hub_id.split("/")[0].lower(),
+                                                  params=1_000_000_000))
+            submission = submitter and Submission.objects.create(
+                submitter=submitter, model=entry, revision_sha=revision, precision=precision,
+                benchmarks=["mobile-mmlu"])
+            run = EvaluationRun.objects.create(
+                benchmark_version=version, split=split, model_ref=hub_id, model_revision=revision,
+                precision=precision, variants=["original"], status=RunStatus.SCORING,
+                dataset_hash=version.split_hashes[split], probe=bool(probe_rows), probe_rows=list(probe_rows),
+                submission=submission or None)
         PredictionChunk.objects.create(run=run, index=0, rows=rows)
         return scoring.run_score(run=run)
 

@@ -4,7 +4,8 @@ board takes for each model is reweighted validation -> Δ from the test accuracy
 
 Targets (the issue's): (a) on a board of 1,000 clean models at n = 10,000 per split, at most 0.1 false flags
 expected; (b) a real validation-over-test gap of +3 points at n = 10,000 on such a board is flagged with power
-of at least 0.6; (c) the MMLU-CF table gives no flag.
+of at least 0.6; (c) the MMLU-CF table gives no flag. And per-topic names (stats.topic_evidence, from published
+figures only) go to flagged models alone, so clean ones are named no more often than they are flagged.
 
 The simulated benchmark has 14 disciplines (as MMLU-CF) and the topic-mix difference the issue names: 40% STEM
 in validation, 55% in test, STEM harder. Clean means the same topic accuracies on both splits apart from a
@@ -15,6 +16,7 @@ import functools
 import pytest
 
 from evaluator.statistics import normal_cdf
+from leaderboard.benchmarks.sealed_grid import publish
 from leaderboard.contamination import stats
 
 np = pytest.importorskip("numpy")
@@ -67,26 +69,40 @@ def _deltas(models, offset=(0.0, 0.0), reweighted=True):
     return out
 
 
+TREE = {f"t{k}": (f"t{k}", f"t{k}", f"t{k}", f"t{k}") for k in range(TOPICS)}  # every discipline its own unit
+
+
+def _named(x_v, p_t, delta0):
+    """The units the board names for a flagged model (stats.topic_evidence), from its published figures only."""
+    top = publish(round(p_t * N), N).counts()[-1] / N
+    validation = {f"t{k}": (x, int(n), int(t)) for k, (x, n, t) in enumerate(zip(x_v, SIZES_V, SIZES_T))}
+    return stats.topic_evidence(validation, {}, TREE, expected=stats.expected_validation(top, delta0)).named
+
+
 @functools.lru_cache(maxsize=1)
 def _boards():
     """BOARDS boards: each a δ₀ from REFERENCES clean models, BOARD clean models, and CONTAMINATED_PER_BOARD
-    models with a +3-point gap, each judged alone on the board (so one does not help another)."""
+    models with a +3-point gap, each judged alone on the board (so one does not help another). Per board: the
+    false flags, and the clean models with a unit named."""
     sim = _Sim(20261124)
-    false_flags, found, z_clean = [], [], []
+    false_flags, named, found, z_clean = [], [], [], []
     for _ in range(BOARDS):
         refs = _deltas(sim.models(REFERENCES))
         offset = stats.delta0_from_reference([(d.delta, d.se) for d in refs])
-        clean = _deltas(sim.models(BOARD), offset)
-        false_flags.append(sum(flagged for _, flagged in stats.board_judgement(clean)))
+        models = sim.models(BOARD)
+        clean = _deltas(models, offset)
+        flags = [flagged for _, flagged in stats.board_judgement(clean)]
+        false_flags.append(sum(flags))
+        named.append(sum(bool(_named(x_v, p_t, offset[0])) for x_v, p_t, f in zip(*models, flags) if f))
         z_clean.extend(d.z for d in clean)
         p_clean = [d.p_lower for d in clean]
         for d in _deltas(sim.models(CONTAMINATED_PER_BOARD, gap=GAP), offset):
             found.append(d.flagged and stats.bh_q_of(d.p_lower, p_clean) < stats.BH_Q)
-    return np.array(false_flags), np.array(found), np.array(z_clean)
+    return np.array(false_flags), np.array(found), np.array(z_clean), np.array(named)
 
 
 def test_a_board_of_clean_models_expects_at_most_a_tenth_of_a_false_flag():
-    false_flags, _, z = _boards()
+    false_flags, _, z, _ = _boards()
     # (a) the expected number of false flags on a board of 1,000 clean models. Measured: 0.04 (400 boards; the
     # estimate's standard error is about 0.01, so the bound holds with a margin of 6 SEs; Benjamini–Hochberg
     # at 0.05 puts it near 0.05 in theory).
@@ -96,8 +112,16 @@ def test_a_board_of_clean_models_expects_at_most_a_tenth_of_a_false_flag():
     assert (z < -3).mean() < 1.3 * normal_cdf(-3), (z < -3).mean()  # −z > 3 alone: 0.00135 per model
 
 
+def test_clean_models_on_a_board_almost_never_get_a_unit_named():
+    """Per-topic names are given to flagged models only, so a clean model is named no more often than it is
+    flagged. Measured: 0.0375 clean models with a unit named per board of 1,000 (15 of 400,000 clean models):
+    each of the 15 falsely flagged ones (at n = 10,000 a flagged model's excess shows in some discipline)."""
+    false_flags, _, _, named = _boards()
+    assert named.mean() <= false_flags.mean() <= 0.1, (named.mean(), false_flags.mean())
+
+
 def test_a_three_point_gap_is_flagged_on_a_board_of_clean_models():
-    _, found, _ = _boards()
+    _, found, _, _ = _boards()
     # (b) power for a +3-point validation-over-test gap at n = 10,000, among 1,000 clean models, over 4,000
     # contaminated models (SE of the estimate about 0.007). Measured: 0.68. The bar it has to clear is the
     # Benjamini–Hochberg one for one discovery among 1,001 (p <= 0.05/1001, z below about −3.9).

@@ -162,31 +162,61 @@ def test_delta0_from_reference_models_is_their_mean_delta(client, make_run):
     assert board["ref/b"]["delta0"] == -2.5
 
 
-def test_per_topic_evidence_names_only_the_unit_with_a_gap(client, make_run, questions):
-    """Changed on purpose (was: a one-sided Wald z per topic with Holm, naming a 6-question topic): with about
-    six test questions a topic cannot be significant under Holm across 80 topics (the smallest one-sided Fisher p,
-    6/6 against 0/6, is 1/924 > 0.05/80), and a Wald z per topic named a topic for 1 of 1 against 0 of 1 and
-    cried wolf on a third or more of clean models. Small topics are now pooled by subcategory (then category)
-    and tested with Fisher's exact test; the gap here spans a whole subcategory."""
+def _within_topic(questions, split):
+    """uid -> its index among its topic's questions."""
+    seen = Counter()
+    out = {}
+    for uid, _, slug in questions[split]:
+        out[uid] = seen[slug]
+        seen[slug] += 1
+    return out
+
+
+def test_per_topic_evidence_names_the_memorized_category(client, make_run, questions):
+    """Changed on purpose (was: Fisher's exact test on the exact per-topic counts, each name consistent with 5
+    test counts): validation counts are public and a crafted model chooses them, so a name that moved with a
+    unit's sealed count was a threshold oracle on it (test_adversary_topic_naming.py). Units are now named for a
+    model flagged overall, by the exact binomial test of their validation count against what the published test
+    figure predicts. Here the model gets 2 of 6 right in every topic on both splits, and every validation question
+    of one category (17 topics in 4 subcategories): flagged, and exactly that category's units are named."""
     tree = selectors.topic_tree(benchmark=Benchmark.objects.get(slug="mobile-mmlu"))
-    by_sub = Counter(tree[slug][0] for _, _, slug in questions["test"])
-    target = by_sub.most_common(1)[0][0]  # a subcategory whose small topics are pooled
+    target = "lifestyle-personal"
+    index = {split: _within_topic(questions, split) for split in ("validation", "test")}
+    make_run("org/t", "validation", lambda i, uid, slug: tree[slug][2] == target or index["validation"][uid] < 2)
+    make_run("org/t", "test", lambda i, uid, slug: index["test"][uid] < 2)
+    row = _board(client)["org/t"]
+    topics = row["topics"]
+    assert row["flagged"] and row["test"]["accuracy"] == 34.0  # 160 of 480; validation 228
+    assert topics["topics"] == 80 and topics["test"] == "binomial-exact-one-sided"
+    assert topics["expected"] == 34.79  # the top of the published bin (167 of 480), δ₀ = 0
+    # 6 validation questions a topic: none stands alone (a unit needs 11); subcategories of two or more do.
+    assert topics["tested"] == 26 and topics["pooled"] == 80 and topics["untested"] == 0
+    named = {t["topic_slug"]: t for t in topics["significant"]}
+    assert set(named) == {key for key, _, cat, _ in tree.values() if cat == target}
+    assert all(t["level"] == "subcategory" for t in named.values())
+    assert sum(len(t["members"]) for t in named.values()) == 17
+    assert "delta" not in next(iter(named.values()))  # per-topic sealed figures are withheld
+
+
+def test_a_gap_on_the_test_side_alone_is_not_located(client, make_run, questions):
+    """Every validation question right, every test question right but those of one subcategory: flagged overall,
+    yet no unit is named, because the names never read a per-topic test count and the validation side is the
+    same everywhere (the old rule named that subcategory: a fact about the sealed split no published figure
+    carries)."""
+    tree = selectors.topic_tree(benchmark=Benchmark.objects.get(slug="mobile-mmlu"))
+    target = Counter(tree[slug][0] for _, _, slug in questions["test"]).most_common(1)[0][0]
     make_run("org/t", "validation", lambda i, uid, slug: True)
     make_run("org/t", "test", lambda i, uid, slug: tree[slug][0] != target)
-    topics = _board(client)["org/t"]["topics"]
-    assert topics["topics"] == 80 and topics["test"] == "fisher-exact-one-sided"
-    assert topics["pooled"] + topics["untested"] == 80 and topics["tested"] < 80  # no 6-question topic alone
-    assert [t["topic_slug"] for t in topics["significant"]] == [target]
-    named = topics["significant"][0]
-    assert named["level"] == "subcategory" and {tree[s][0] for s in named["members"]} == {target}
-    assert "delta" not in named  # per-topic sealed figures are withheld
+    row = _board(client)["org/t"]
+    assert row["flagged"] and row["topics"]["significant"] == []
 
 
-def test_a_gap_in_one_small_topic_is_not_named(client, make_run, questions):
+def test_a_model_not_flagged_has_no_unit_named(client, make_run, questions):
     one = questions["test"][0][2]
     make_run("org/t", "validation", lambda i, uid, slug: True)
     make_run("org/t", "test", lambda i, uid, slug: slug != one)
-    assert _board(client)["org/t"]["topics"]["significant"] == []
+    row = _board(client)["org/t"]
+    assert not row["flagged"] and row["topics"]["expected"] is None and row["topics"]["significant"] == []
 
 
 def test_the_probe_shows_the_validation_rate_only(client, make_run, questions, version):

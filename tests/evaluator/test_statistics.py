@@ -115,24 +115,22 @@ def test_two_proportion_z_of_the_probe_excess():
     assert st.two_proportion_z(30, 100, 10, 100) == pytest.approx(3.535534, abs=1e-5)
 
 
-def test_fisher_one_sided_matches_scipy():
-    rng = np.random.default_rng(8)
-    cases = [(0, 1, 0, 1), (1, 1, 0, 1), (0, 1, 1, 1), (1, 1, 1, 1), (60, 60, 0, 60), (200, 200, 0, 200),
-             (0, 5, 5, 5), (5, 5, 5, 5), (1, 3000, 0, 1)]
+def test_binomial_upper_matches_scipy():
+    rng = np.random.default_rng(9)
+    cases = [(0, 1, 0.5), (1, 1, 0.5), (24, 24, 0.66875), (22, 24, 0.66875), (0, 24, 0.3), (5, 5, 0.0),
+             (5, 5, 1.0), (0, 5, 1.0), (1, 10_000, 1e-6), (10_000, 10_000, 0.25), (3, 3000, 0.5)]
     for _ in range(400):
-        n1, n2 = (int(v) for v in rng.integers(1, 400, 2))
-        cases.append((int(rng.integers(0, n1 + 1)), n1, int(rng.integers(0, n2 + 1)), n2))
-    for x1, n1, x2, n2 in cases:
-        expected = sp.fisher_exact([[x1, n1 - x1], [x2, n2 - x2]], alternative="greater")[1]
-        assert st.fisher_one_sided(x1, n1, x2, n2) == close(expected, abs=0.0), (x1, n1, x2, n2)
+        n = int(rng.integers(1, 3000))
+        cases.append((int(rng.integers(0, n + 1)), n, float(rng.uniform(0.001, 0.999))))
+    for x, n, p in cases:
+        expected = sp.binom.sf(x - 1, n, p)
+        assert st.binomial_upper(x, n, p) == close(expected, rel=1e-8, abs=1e-14), (x, n, p)
 
 
-def test_fisher_one_sided_by_hand():
-    assert st.fisher_one_sided(1, 1, 0, 1) == pytest.approx(0.5)
-    assert st.fisher_one_sided(6, 6, 0, 6) == pytest.approx(1 / 924)  # C(12, 6) = 924: the smallest p at 6 + 6
-    # 3/4 vs 1/4: P(X >= 3) with X ~ Hypergeometric(8, 4, 4) = (C(4,3)C(4,1) + C(4,4)C(4,0)) / C(8,4) = 17/70
-    assert st.fisher_one_sided(3, 4, 1, 4) == pytest.approx(17 / 70)
-    assert st.fisher_one_sided(0, 5, 5, 5) == 1.0
+def test_binomial_upper_by_hand():
+    assert st.binomial_upper(24, 24, 0.5) == pytest.approx(0.5 ** 24)
+    assert st.binomial_upper(1, 2, 0.5) == pytest.approx(0.75)  # 1 − P(X = 0) = 1 − 1/4
+    assert st.binomial_upper(0, 7, 0.2) == 1.0 and st.binomial_upper(8, 7, 0.2) == 0.0
 
 
 # --- multiplicity ------------------------------------------------------------------------------------------------

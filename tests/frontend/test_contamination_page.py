@@ -28,6 +28,10 @@ def test_it_works(client, make_run):
     # One day of Δ is no trend: the history block says what is missing instead of drawing a line.
     assert 'id="chart-history"' not in page and "needs at least 3 days with new Δ points" in page
     assert "possible contamination" in page and "1 flagged" in page
+    # The memorizer (validation 98%, test at chance) is flagged, so its units are named; the honest model's are not.
+    rows = {m.group(1): m.group(0) for m in re.finditer(r'<tr data-hub-id="([^"]+)".*?</tr>', page, re.S)}
+    named = "Topics where validation is above what the test figure predicts"
+    assert named in rows["org/memorizer"] and named not in rows["org/honest"], rows
     csv = elements(response).find("a", class_="csv-link")[0]["href"]
     assert client.get(csv).status_code == 200
     assert_no_sealed_content(page)
