@@ -87,7 +87,7 @@ for name, port in (("PostgreSQL", 5432), ("Redis", 6379)):
     try:
         socket.create_connection(("127.0.0.1", port), timeout=3).close()
     except OSError:
-        sys.exit(f"{name} is not reachable on 127.0.0.1:{port}; start it (see README, 'Tests') and retry.")
+        sys.exit(f"{name} is not reachable on 127.0.0.1:{port}; start it (see docs/development.md, 'Tests and environments') and retry.")
 PY
   setup_vllm
   set +e

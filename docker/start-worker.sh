@@ -2,7 +2,7 @@
 # usage: start-worker.sh default|gpu
 #   default  trusted worker (scoring, notices, hub checks): -Q default
 #   gpu      prediction worker (untrusted model code): -Q gpu -c 1; GPU_WORKER_QUEUES=gpu-large,gpu-small
-#            makes a host of a size class also take smaller models (README, "Scaling out")
+#            makes a host of a size class also take smaller models (docs/operations.md, "Scaling out")
 set -euo pipefail
 kind="${1:-default}"
 loglevel="${LOG_LEVEL:-INFO}"
