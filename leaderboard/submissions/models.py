@@ -113,7 +113,8 @@ class Submission(models.Model):
     precision = models.CharField(max_length=12, choices=Precision.choices, default=Precision.BFLOAT16)
     model_type = models.CharField(max_length=20, choices=ModelType.choices, default=ModelType.PRETRAINED)
     use_chat_template = models.BooleanField(default=False)
-    probe = models.BooleanField(default=False, help_text="also run the memorization probe on validation and test")
+    probe = models.BooleanField(default=False, help_text="also run the memorization probe (on the validation split: "
+                                                         "the sealed split is never probed)")
     benchmarks = models.JSONField(default=list)
     hidden = models.BooleanField(default=False)
     webhook_url = models.URLField(blank=True)
