@@ -108,7 +108,8 @@ class BaseApi(views.APIView):
     def query(self, serializer_class=None, **context) -> dict:
         """The validated query parameters (by `query_serializer` unless another is given), or a 400 naming each
         invalid one."""
-        query = (serializer_class or self.query_serializer)(data=self.request.query_params, context={"request": self.request, **context})
+        serializer = serializer_class or self.query_serializer
+        query = serializer(data=self.request.query_params, context={"request": self.request, **context})
         query.is_valid(raise_exception=True)
         return dict(query.validated_data)
 

@@ -24,7 +24,8 @@ class Command(BaseCommand):
             statements = grant_statements(role=role, quote=connection.ops.quote_name,
                                           existing_tables=connection.introspection.table_names())
         except ImproperlyConfigured as exc:
-            raise refused("ROLE_CONFIG", str(exc), "Fix the role name or the settings it names.", returncode=1) from None
+            raise refused("ROLE_CONFIG", str(exc), "Fix the role name or the settings it names.",
+                          returncode=1) from None
         if print_only:
             self.stdout.write(";\n".join(statements) + ";")
             return

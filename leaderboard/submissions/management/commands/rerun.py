@@ -30,7 +30,8 @@ class Command(BaseCommand):
         runs = list(runs)
         if not runs:
             raise refused("NO_MATCHING_RUNS", "no run matches these options.",
-                          "Check the run or submission id (manage.py runs lists them); --failed-only keeps failed runs.")
+                          "Check the run or submission id (manage.py runs lists them); "
+                          "--failed-only keeps failed runs.")
         for run in runs:
             new = run_rerun(run, actor=actor, reason=o["reason"])
             self.stdout.write(f"run {run.pk} -> new run {new.pk} queued")
