@@ -111,6 +111,10 @@ class Question(models.Model):
     answer_sealed = models.BinaryField(null=True, blank=True, editable=False)
     mrscore = models.FloatField(null=True, blank=True)
     difficulty = models.FloatField(null=True, blank=True)
+    # What a publisher's file carries beyond the question itself, only the keys present: MMLU-Pro's "src" (the
+    # question's origin) and "cot_content" (a worked chain of thought that states the answer; the few-shot
+    # exemplars of its dev split). Never "cot_content" in the sealed split (importers.validation drops it).
+    extra = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["version", "split", "position"]

@@ -137,7 +137,7 @@ def _copy_other_splits(source: BenchmarkVersion, target: BenchmarkVersion, split
     copies = [
         Question(version=target, uid=q.uid, topic_id=q.topic_id, split=q.split, position=q.position, text=q.text,
                  options=q.options, answer=q.answer, answer_sealed=q.answer_sealed, mrscore=q.mrscore,
-                 difficulty=q.difficulty)
+                 difficulty=q.difficulty, extra=q.extra)
         for q in source.questions.exclude(split=split).iterator(chunk_size=BULK_BATCH)
     ]
     Question.objects.bulk_create(copies, batch_size=BULK_BATCH)
