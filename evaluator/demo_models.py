@@ -31,7 +31,8 @@ def _letter_texts() -> list[str]:
     return [f"{L}. option\nAnswer: {L}\n" for L in LETTERS]
 
 
-def build_demo_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_size: int = 4000) -> Path:
+def build_demo_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_size: int = 4000,
+                         model_max_length: int = 2048) -> Path:
     """Train a byte-level BPE tokenizer and save it as a PreTrainedTokenizerFast folder."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
@@ -61,7 +62,7 @@ def build_demo_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_siz
 
     hf = PreTrainedTokenizerFast(
         tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>",
-        padding_side="left", chat_template=CHAT_TEMPLATE, model_max_length=2048,
+        padding_side="left", chat_template=CHAT_TEMPLATE, model_max_length=model_max_length,
     )
     for L in LETTERS:  # the whole point of this tokenizer
         for s in (L, " " + L):
@@ -76,13 +77,14 @@ def _load_tokenizer(tokenizer_dir: str | Path):
     return AutoTokenizer.from_pretrained(str(tokenizer_dir))
 
 
-def _llama(tokenizer: Any, *, hidden: int, layers: int, heads: int, kv_heads: int, intermediate: int, seed: int):
+def _llama(tokenizer: Any, *, hidden: int, layers: int, heads: int, kv_heads: int, intermediate: int, seed: int,
+           max_positions: int = 2048):
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
     config = LlamaConfig(
         vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=intermediate, num_hidden_layers=layers,
-        num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=2048,
+        num_attention_heads=heads, num_key_value_heads=kv_heads, max_position_embeddings=max_positions,
         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
         pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=False,
     )
@@ -101,20 +103,23 @@ def _save(model: Any, tokenizer: Any, out_dir: str | Path, meta: dict[str, Any])
 
 
 def build_tiny_random(out_dir: str | Path, tokenizer_dir: str | Path, *, seed: int = 0, hidden: int = 64,
-                      layers: int = 2, heads: int = 4) -> Path:
-    """Untrained Llama-style model; its letter choices are arbitrary but fixed by the seed."""
+                      layers: int = 2, heads: int = 4, max_positions: int = 2048) -> Path:
+    """Untrained Llama-style model; its letter choices are arbitrary but fixed by the seed. max_positions:
+    its context (benches with real-length 5-shot prompts, about 2,700 tokens, need 4096)."""
     tok = _load_tokenizer(tokenizer_dir)
     model = _llama(tok, hidden=hidden, layers=layers, heads=heads, kv_heads=max(1, heads // 2),
-                   intermediate=hidden * 2, seed=seed)
+                   intermediate=hidden * 2, seed=seed, max_positions=max_positions)
     return _save(model, tok, out_dir, {"kind": "tiny-random", "seed": seed,
                                        "params": sum(p.numel() for p in model.parameters())})
 
 
-def build_bench_model(out_dir: str | Path, tokenizer_dir: str | Path, *, seed: int = 0) -> Path:
+def build_bench_model(out_dir: str | Path, tokenizer_dir: str | Path, *, seed: int = 0,
+                      max_positions: int = 2048) -> Path:
     """~30M parameters (hidden 512, 8 layers) with the demo tokenizer: big enough that compute,
     not Python overhead, dominates the scoring benchmark."""
     tok = _load_tokenizer(tokenizer_dir)
-    model = _llama(tok, hidden=512, layers=8, heads=8, kv_heads=8, intermediate=1376, seed=seed)
+    model = _llama(tok, hidden=512, layers=8, heads=8, kv_heads=8, intermediate=1376, seed=seed,
+                   max_positions=max_positions)
     return _save(model, tok, out_dir, {"kind": "bench-random", "seed": seed,
                                        "params": sum(p.numel() for p in model.parameters())})
 
