@@ -8,6 +8,7 @@ urlpatterns = [
     path("", include("leaderboard.mrscore.urls")),
     path("", include("leaderboard.results.urls")),
     path("", include("leaderboard.contamination.urls")),
+    path("", include("leaderboard.boards.urls")),
 ]
 schema_urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

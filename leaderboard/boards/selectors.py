@@ -4,9 +4,13 @@ narrowed and ranked (leaderboard.results.board).
 Above results and contamination in the layers (docs/ARCHITECTURE.md §7): contamination reads results' rows to
 judge Δ, so results cannot read contamination's judgement back; the board that shows both is composed here.
 """
+from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.contamination import selectors as contamination
 from leaderboard.results import board
 from leaderboard.results import selectors as results
+from leaderboard.results.models import ReportedSource
+
+from . import rank_comparison
 
 
 def _contamination(*, benchmark, shots):
@@ -40,3 +44,31 @@ def leaderboard(*, benchmark, split="validation", shots=0, variant="original", s
     reported = results.reported_rows(benchmark_slug=benchmark.slug, shots=shots, variant=variant) if include_reported and not topics else []
     shown = board.view(rows, filters=filters, reported=reported, search=search, models=models, sort=sort)
     return shown.rows + shown.reported
+
+
+PAPER_TABLE2 = "paper, Table 2"  # the label of the paper's rows in the mobile-vs-general view
+MOBILE_BENCHMARKS = ("mobile-mmlu", "mobile-mmlu-pro")
+GENERAL_BENCHMARKS = ("mmlu-pro", "mmlu-cf")  # general knowledge: TIGER-Lab/MMLU-Pro, microsoft/MMLU-CF
+
+
+def _paper_rows(*, benchmark_slug, shots):
+    label = ReportedSource.TABLE2.label
+    return [r for r in results.reported_rows(benchmark_slug=benchmark_slug, shots=shots) if r["source"] == label]
+
+
+def mobile_vs_general(*, mobile, general, split="validation", shots=0, include_flagged=False):
+    """Models measured on a Mobile-MMLU board (`mobile`, a slug; `split`: validation, or test with its published
+    figures) and on a general benchmark's open board (`general`, a slug), paired (rank_comparison.pair), with
+    Spearman's correlation; the paper's Table 2 rows paired apart, never mixed into the measured ranks or
+    correlation. A benchmark not hosted here has an empty board (the paper's rows remain). Flagged models are left
+    out unless asked for, as the board page does; hidden models are on no board."""
+    filters = board.Filters(flagged=None if include_flagged else False)
+    benchmarks = [(bench_selectors.benchmark_get(slug=mobile), split), (bench_selectors.benchmark_get(slug=general),
+                                                                       "validation")]
+    boards = [board_rows(benchmark=b, split=s, shots=shots) if b else [] for b, s in benchmarks]
+    measured = rank_comparison.pair(*(board.rank(rows, filters=filters).rows for rows in boards))
+    paper = rank_comparison.pair(_paper_rows(benchmark_slug=mobile, shots=shots),
+                                 _paper_rows(benchmark_slug=general, shots=shots), source=PAPER_TABLE2)
+    hidden = 0 if include_flagged else len(rank_comparison.pair(*boards)) - len(measured)
+    return {"measured": measured, "paper": paper, "correlation": rank_comparison.correlation(measured),
+            "paper_correlation": rank_comparison.correlation(paper), "flagged_hidden": hidden}

@@ -16,10 +16,10 @@ def _wrong(options, key):
 def make_run(demo_loaded):
     from leaderboard.benchmarks.models import Benchmark
 
-    version = Benchmark.objects.get(slug="mobile-mmlu").versions.order_by("-number").first()
-
     def make(hub_id, correct, *, split="validation", variants=("original",), revision="a" * 40,
-             precision="bfloat16", params=2_000_000_000, model_type="instruct", extra_correct=None):
+             precision="bfloat16", params=2_000_000_000, model_type="instruct", extra_correct=None,
+             benchmark="mobile-mmlu"):
+        version = Benchmark.objects.get(slug=benchmark).versions.order_by("-number").first()
         ModelEntry.objects.get_or_create(hub_id=hub_id, defaults={
             "namespace": hub_id.split("/")[0], "params": params, "model_type": model_type})
         key = run_selectors.answer_key(version=version, split=split)

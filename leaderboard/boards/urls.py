@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import apis
+
+urlpatterns = [
+    path("mobile-vs-general/", apis.MobileVsGeneralApi.as_view(), name="api-mobile-vs-general"),
+    path("mobile-vs-general/correlation/", apis.MobileVsGeneralCorrelationApi.as_view(),
+         name="api-mobile-vs-general-correlation"),
+]
