@@ -1,7 +1,7 @@
 from django.urls import include, path
 
-from .views import (about, api_tokens, benchmarks, compare, contamination, leaderboard, model_detail, mrscore,
-                    questions, submissions, submitted_predictions, topics)
+from .views import (about, api_tokens, benchmarks, compare, contamination, leaderboard, mobile_general, model_detail,
+                    mrscore, questions, submissions, submitted_predictions, topics)
 
 urlpatterns = [
     path("", leaderboard.home, name="home"),
@@ -10,6 +10,7 @@ urlpatterns = [
     path("models/<hub_id:hub_id>/questions/", questions.model_questions, name="model-questions"),
     path("models/<path:hub_id>/", model_detail.model_detail, name="model-detail"),
     path("compare/", compare.compare, name="compare"),
+    path("mobile-vs-general/", mobile_general.mobile_vs_general, name="mobile-vs-general"),
     path("topics/", topics.topic_list, name="topics"),
     path("topics/<slug:slug>/", topics.topic_detail, name="topic-detail"),
     path("mrscore/", mrscore.mrscore, name="mrscore"),

@@ -9,7 +9,7 @@ from tests.frontend.conftest import assert_charts, text
 
 pytestmark = pytest.mark.django_db
 STATIC = Path(__file__).resolve().parents[2] / "frontend" / "static" / "frontend"
-ACCURACY_CHARTS = ("leaderboard", "topic", "topics", "model", "compare", "mrscore")  # page scripts
+ACCURACY_CHARTS = ("leaderboard", "topic", "topics", "model", "compare", "mrscore", "mobile_general")  # page scripts
 
 
 def test_the_shots_asked_for_is_the_one_selected(client, demo_loaded):
