@@ -11,6 +11,9 @@ from .backends import BackendError, available_backends, create_backend
 from .efficiency import fixed_sample, measure_efficiency
 from .engine import MODES, run_evaluation
 from .prompts import TEMPLATES, get_template, render_questions
+from .metrics import summarize
+from .protocols import PROTOCOLS, ProtocolError, apply_guesses, get_protocol
+from .protocols import render_questions as protocol_prompts
 from .questions import QuestionFileError, load_questions
 from .variants import VariantError, parse_variants
 
@@ -32,7 +35,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chunk-size", type=int, default=256)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--mode", default="logprobs", choices=MODES)
-    p.add_argument("--max-new-tokens", type=int, default=32, help="generate mode only")
+    p.add_argument("--protocol", default=None, choices=sorted(PROTOCOLS),
+                   help="a publisher's own protocol in place of --template/--shots/--mode (needs --dev): "
+                        "mmlu-pro-cot (5-shot chain of thought; unread answers wrong) or mmlu-pro-cot-guess "
+                        "(unread answers guessed as MMLU-Pro's script does)")
+    p.add_argument("--max-new-tokens", type=int, default=None,
+                   help="generate mode: 32 by default; a protocol: its own (2048 for mmlu-pro-cot)")
     p.add_argument("--chat-template", action=argparse.BooleanOptionalAction, default=False,
                    help="wrap the prompt in the tokenizer's chat template (instruct models)")
     p.add_argument("--summary", default=None, help="write the summary JSON here instead of stdout")
@@ -55,17 +63,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         variants = parse_variants(args.variants)
         if args.shots and not dev:
             raise QuestionFileError("--shots needs --dev (a dev-split question file)")
-    except (QuestionFileError, VariantError) as exc:
+        if args.protocol:
+            protocol = get_protocol(args.protocol)
+            sizing = protocol_prompts(protocol, questions, dev)  # refuses a category without worked exemplars
+            new_tokens = args.max_new_tokens or protocol.max_new_tokens
+        else:
+            sizing = render_questions(questions, template=args.template, shots=args.shots, dev_questions=dev)
+            new_tokens = (args.max_new_tokens or 32) if args.mode == "generate" else 1
+    except (QuestionFileError, VariantError, ProtocolError) as exc:
         _refuse(exc)
         return 2
     try:
         kwargs = {"revision": args.revision, "dtype": args.dtype, "seed": args.seed, "batch_size": args.batch_size,
                   "device": args.device}
         if args.backend == "vllm":  # size the engine's context to these prompts, not the model's maximum
-            kwargs.update(sizing_prompts=render_questions(questions, template=args.template, shots=args.shots,
-                                                          dev_questions=dev),
-                          max_new_tokens=args.max_new_tokens if args.mode == "generate" else 1,
-                          use_chat_template=args.chat_template)
+            kwargs.update(sizing_prompts=sizing, max_new_tokens=new_tokens, use_chat_template=args.chat_template)
         backend = create_backend(args.backend, args.model, **kwargs)
     except (BackendError, OSError, ValueError) as exc:
         _refuse(exc, f"cannot load model {args.model!r} with the {args.backend} backend: ", "MODEL_LOAD_ERROR")
@@ -96,15 +108,20 @@ def _evaluate(args, backend, questions, dev, variants) -> int:
                 backend, questions, template=args.template, shots=args.shots, dev_questions=dev,
                 variants=variants, seed=args.seed, chunk_size=args.chunk_size, on_chunk=on_chunk,
                 progress=progress, mode=args.mode, use_chat_template=args.chat_template,
-                max_new_tokens=args.max_new_tokens,
+                max_new_tokens=args.max_new_tokens, protocol=args.protocol,
             )
         except (BackendError, VariantError, ValueError) as exc:
             _refuse(exc, default="EVALUATION_ERROR")
             return 4
 
+    summary = result.summary
+    if args.protocol:  # mmlu-pro-cot-guess: unread answers guessed as the publisher's script does
+        rows = apply_guesses(get_protocol(args.protocol), result.rows, {q.question_id: q.options for q in questions},
+                             {q.question_id: q.answer or () for q in questions})
+        summary = summarize(rows, result.settings.get("variants")) | {"skipped_items": result.skipped_items}
     report = {"settings": result.settings, "fingerprint": result.fingerprint, "backend": backend.describe(),
-              "summary": result.summary}
-    if args.efficiency and args.mode == "logprobs":
+              "summary": summary}
+    if args.efficiency and args.mode == "logprobs" and not args.protocol:
         tmpl = get_template(args.template)
         sample = fixed_sample(questions, key=lambda q: q.question_id)
         report["efficiency"] = measure_efficiency(

@@ -18,6 +18,8 @@ from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 from .backends.base import Backend
 from .metrics import summarize
 from .prompts import get_template, select_exemplars, template_hash, topic_shots
+from .protocols import Protocol, fit_prompt, get_protocol, original_letter, protocol_exemplars
+from .protocols import extract_answer as protocol_extract_answer
 from .questions import Question
 from .scoring import decide_letters, extract_answer, is_correct
 from .variants import VARIANTS, VariantView, make_view, parse_variants, variant_applies
@@ -90,6 +92,7 @@ def plan_evaluation(
     mode: str = "logprobs",
     use_chat_template: bool = False,
     dev_questions: Sequence[Question] | None = None,
+    protocol: str | None = None,
 ) -> EvaluationPlan:
     """The work list, topic by topic and question-major, and a fingerprint of everything that shapes it.
 
@@ -97,11 +100,13 @@ def plan_evaluation(
     and a prefix cache (vLLM's, the transformers backend's) computes the prefix once per topic. Question-
     major: a question's answer orders are adjacent, so they share the header and the stem too. Within a
     topic questions keep their order. Store the fingerprint with the run; resuming with a different one
-    would mix chunks of two plans.
+    would mix chunks of two plans. protocol: a named protocol (protocols.py) that fixes the prompt, the exemplars,
+    the shots and the mode in place of `template`, `shots` and `mode`.
     """
     if chunk_size < 1:
         raise ValueError("chunk_size must be >= 1")
     variants = parse_variants(variants if isinstance(variants, str) else list(variants))
+    proto = get_protocol(protocol) if protocol else None
     topic_rank = {t: i for i, t in enumerate(sorted({q.topic for q in questions}))}
     items, skipped = [], []
     for q in sorted(questions, key=lambda q: topic_rank[q.topic]):  # stable: question order within a topic
@@ -110,13 +115,17 @@ def plan_evaluation(
                 items.append(WorkItem(q, make_view(q, v, seed)))
             else:
                 skipped.append((q.question_id, v))
-    ident = {
+    ident: dict[str, Any] = {
         "questions": [[q.question_id, q.question, list(q.options), q.topic] for q in questions],
-        "variants": list(variants), "seed": seed, "chunk_size": chunk_size,
-        "template": template_hash(template), "shots": shots, "mode": mode, "chat": use_chat_template,
-        "exemplars": {t: [q.question_id for q in select_exemplars(dev_questions or (), t, shots)]
-                      for t in sorted({q.topic for q in questions})} if shots else {},
+        "variants": list(variants), "seed": seed, "chunk_size": chunk_size, "chat": use_chat_template,
     }
+    if proto is None:
+        ident.update(template=template_hash(template), shots=shots, mode=mode, exemplars={
+            t: [q.question_id for q in select_exemplars(dev_questions or (), t, shots)]
+            for t in sorted({q.topic for q in questions})} if shots else {})
+    else:  # the protocol's hash stands for its prompt, shots, decoding and answer reading
+        ident.update(protocol=proto.hash, exemplars={
+            t: [q.question_id for q in ex] for t, ex in protocol_exemplars(proto, questions, dev_questions).items()})
     fingerprint = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
     return EvaluationPlan(items, chunk_size, fingerprint, skipped)
 
@@ -127,9 +136,9 @@ def _base_row(item: WorkItem) -> Row:
             "seed": v.seed, "perm": list(v.perm)}
 
 
-def _failed_row(item: WorkItem, backend: Backend) -> Row:
+def _failed_row(item: WorkItem, backend: Backend, limit: int | None = None) -> Row:
     """A question the backend could not score: wrong, with the reason, never a guess and never the chunk."""
-    limit = getattr(backend, "max_prompt_tokens", None)
+    limit = limit or getattr(backend, "max_prompt_tokens", None)
     row = _base_row(item) | {"predicted": None, "predicted_original": None,
                              "error": f"prompt_too_long: the prompt exceeds the {limit}-token context of this run"}
     if item.view.answer is not None:
@@ -171,6 +180,39 @@ def _score_chunk(backend: Backend, items: list[WorkItem], prompts: list[str], *,
     return rows
 
 
+def _score_protocol_chunk(backend: Backend, items: list[WorkItem], proto: Protocol,
+                          exemplars: Mapping[str, Sequence[Question]], *, use_chat_template: bool,
+                          max_new_tokens: int) -> list[Row]:
+    """A protocol's rows: each prompt fitted to the protocol's budget (k lowered as its script does), generated
+    under its decoding rule, the letter read by its patterns. `shots`: the k the prompt used. `output` keeps the
+    text's last MAX_OUTPUT_CHARS characters, where a chain of thought states its answer."""
+    def count(prompt: str) -> int:
+        return backend.count_tokens(prompt, use_chat_template=use_chat_template)
+
+    fitted = [fit_prompt(proto, it.question.question, it.view.options, it.question.topic,
+                         exemplars[it.question.topic], count) for it in items]
+    ready = [i for i, f in enumerate(fitted) if f is not None]
+    texts = backend.generate([fitted[i][0] for i in ready], max_new_tokens=max_new_tokens,  # type: ignore[index]
+                             use_chat_template=use_chat_template, decoding=proto.decoding) if ready else []
+    by_item = dict(zip(ready, texts))
+    rows = []
+    for i, item in enumerate(items):
+        text = by_item.get(i)
+        if text is None:
+            rows.append(_failed_row(item, backend, limit=proto.prompt_budget if fitted[i] is None else None))
+            continue
+        letter = protocol_extract_answer(text)
+        shown = original_letter(item.view.options, letter)  # letter of view.options (N/A padding dropped)
+        row = _base_row(item) | {
+            "predicted": letter, "predicted_original": item.view.original_letter(shown) if shown else None,
+            "parsed": letter is not None, "shots": fitted[i][1], "output": text[-MAX_OUTPUT_CHARS:],  # type: ignore[index]
+        }
+        if item.view.answer is not None:
+            row["correct"] = shown is not None and shown in item.view.answer  # unparsed -> wrong (see protocols)
+        rows.append(row)
+    return rows
+
+
 def run_evaluation(
     backend: Backend,
     questions: Sequence[Question],
@@ -187,44 +229,58 @@ def run_evaluation(
     progress: Callable[[int, int], None] | None = None,
     mode: str = "logprobs",
     use_chat_template: bool = False,
-    max_new_tokens: int = 32,
+    max_new_tokens: int | None = None,
     expected_fingerprint: str | None = None,
     plan: EvaluationPlan | None = None,
+    protocol: str | None = None,
 ) -> EvaluationResult:
     """Score every (question, variant); see the module docstring for the resume contract.
 
     done_chunks: a mapping chunk index -> its persisted rows, or a set of indices; for a set,
     `load_chunk(i)` supplies the rows (without it the result covers only the rows at hand and
     `missing_chunks` lists what was left out). plan: `plan_evaluation` of these same arguments where the
-    caller has made it already (it is used as it is, not made again).
+    caller has made it already (it is used as it is, not made again). protocol: a named protocol
+    (protocols.py) in place of template, shots and mode; max_new_tokens defaults to its own (else 32).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}")
     variants = parse_variants(variants if isinstance(variants, str) else list(variants))
-    tmpl = get_template(template)
-    if shots and not dev_questions:
+    proto = get_protocol(protocol) if protocol else None
+    if proto is None and shots and not dev_questions:
         raise ValueError(f"shots={shots} needs dev_questions (the topics' dev split)")
     if plan is None:
         plan = plan_evaluation(questions, variants=variants, seed=seed, chunk_size=chunk_size, template=template,
                                shots=shots, mode=mode, use_chat_template=use_chat_template,
-                               dev_questions=dev_questions)
+                               dev_questions=dev_questions, protocol=protocol)
     _check_plan(plan, chunk_size=chunk_size, expected_fingerprint=expected_fingerprint)
-    shot_cache = topic_shots(questions, dev_questions, shots)
+    if proto is not None:
+        new_tokens = max_new_tokens or proto.max_new_tokens
+        exemplars = protocol_exemplars(proto, questions, dev_questions)
 
-    def score(items: list[WorkItem]) -> list[Row]:
-        prompts = [tmpl.render(it.question.question, it.view.options, shot_cache[it.question.topic]) for it in items]
-        return _score_chunk(backend, items, prompts, mode=mode, use_chat_template=use_chat_template,
-                            max_new_tokens=max_new_tokens)
+        def score(items: list[WorkItem]) -> list[Row]:
+            return _score_protocol_chunk(backend, items, proto, exemplars, use_chat_template=use_chat_template,
+                                         max_new_tokens=new_tokens)
+        settings = {"protocol": proto.name, "protocol_hash": proto.hash, "protocol_version": proto.version,
+                    "decoding": proto.decoding.describe(), "unparsed": proto.unparsed, "guess_seed": proto.guess_seed,
+                    "template": None, "shots": proto.shots,
+                    "exemplars": {t: len(ex) for t, ex in exemplars.items()}, "mode": "generate",
+                    "max_new_tokens": new_tokens}
+    else:
+        tmpl, new_tokens = get_template(template), max_new_tokens or 32
+        shot_cache = topic_shots(questions, dev_questions, shots)
+
+        def score(items: list[WorkItem]) -> list[Row]:
+            prompts = [tmpl.render(it.question.question, it.view.options, shot_cache[it.question.topic])
+                       for it in items]
+            return _score_chunk(backend, items, prompts, mode=mode, use_chat_template=use_chat_template,
+                                max_new_tokens=new_tokens)
+        settings = {"template": template, "template_hash": template_hash(template), "shots": shots,
+                    "exemplars": {t: len(s) for t, s in sorted(shot_cache.items())} if shots else {},
+                    "mode": mode, "max_new_tokens": new_tokens if mode == "generate" else None}
 
     walk = _walk_chunks(plan, score, done_chunks=done_chunks, load_chunk=load_chunk, on_chunk=on_chunk,
                         progress=progress)
-    settings = {
-        "template": template, "template_hash": template_hash(template), "shots": shots,
-        "exemplars": {t: len(s) for t, s in sorted(shot_cache.items())} if shots else {},
-        "variants": list(variants), "seed": seed, "chunk_size": chunk_size,
-        "mode": mode, "use_chat_template": use_chat_template,
-        "max_new_tokens": max_new_tokens if mode == "generate" else None,
-    }
+    settings.update(variants=list(variants), seed=seed, chunk_size=chunk_size, use_chat_template=use_chat_template)
     return EvaluationResult(walk.rows(), plan.n_chunks, walk.computed, walk.missing, plan.fingerprint, settings,
                             skipped_items=len(plan.skipped))
 

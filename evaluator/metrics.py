@@ -70,4 +70,7 @@ def summarize(rows: Sequence[Mapping[str, Any]], variants: Sequence[str] | None 
     if parsed:
         unparsed = sum(1 for r in parsed if not r["parsed"])
         summary["unparsed"] = {"n": unparsed, "rate": unparsed / len(parsed)}
+    guessed = [r for r in labelled if r.get("guessed")]
+    if guessed:  # mmlu-pro-cot-guess: unread answers scored by the publisher's seeded random guess
+        summary["random_guess"] = {"n": len(guessed), "correct": sum(bool(r["correct"]) for r in guessed)}
     return summary

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-from ..decoding import GREEDY
+from ..decoding import GREEDY, DecodingRule
 from ..questions import LETTERS
 
 
@@ -32,8 +32,9 @@ class Backend(Protocol):
     def letter_logprobs(self, prompts: Sequence[str], *, use_chat_template: bool = False) -> list[dict[str, float]]:
         """Per prompt: letter -> log(sum of P(form) over the letter's token forms) at the next position."""
 
-    def generate(self, prompts: Sequence[str], *, max_new_tokens: int, use_chat_template: bool = False) -> list[str]:
-        """Greedy continuation text per prompt."""
+    def generate(self, prompts: Sequence[str], *, max_new_tokens: int, use_chat_template: bool = False,
+                 decoding: DecodingRule = GREEDY) -> list[str]:
+        """Continuation text per prompt under `decoding` (evaluator/decoding.py), cut by its `finish`."""
 
     def count_tokens(self, prompt: str, *, use_chat_template: bool = False) -> int: ...
 
@@ -100,9 +101,10 @@ def logsumexp(values: Sequence[float]) -> float:
 
 def describe_common(backend: Any, *, dtype: str, **own: Any) -> dict[str, Any]:
     """A backend's describe(): the fields every backend records (which backend, model and revision, where,
-    in which dtype, its letter tokens, the decoding rule, the load time), then the backend's `own`."""
+    in which dtype, its letter tokens, the decoding rule (the one its last generate used, else GREEDY), the load
+    time), then the backend's `own`."""
     return {
         "backend": backend.name, "model": backend.model_id, "revision": backend.revision, "device": backend.device,
-        "dtype": dtype, "letter_token_ids": backend.forms, "decoding": GREEDY.describe(),
+        "dtype": dtype, "letter_token_ids": backend.forms, "decoding": getattr(backend, "decoding", GREEDY).describe(),
         "load_seconds": backend.load_seconds, **own,
     }

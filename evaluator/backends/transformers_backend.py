@@ -20,7 +20,7 @@ import os
 import time
 from typing import Any, Sequence
 
-from ..decoding import GREEDY
+from ..decoding import GREEDY, DecodingRule
 from ..questions import LETTERS
 from .base import (
     BackendError, BackendUnavailable, describe_common, encode_prompt, letter_token_forms, logsumexp,
@@ -229,8 +229,10 @@ class TransformersBackend:
             for lp in rows
         ]
 
-    def generate(self, prompts: Sequence[str], *, max_new_tokens: int, use_chat_template: bool = False) -> list[str]:
+    def generate(self, prompts: Sequence[str], *, max_new_tokens: int, use_chat_template: bool = False,
+                 decoding: DecodingRule = GREEDY) -> list[str]:
         torch = self.torch
+        self.decoding = decoding
         encoded = [encode_prompt(self.tokenizer, p, use_chat_template=use_chat_template) for p in prompts]
         out = [""] * len(encoded)
         # The GREEDY rule from scratch. Of the checkpoint's generation_config only the EOS ids count
@@ -242,17 +244,20 @@ class TransformersBackend:
         eos = {self.tokenizer.eos_token_id, *(eos if isinstance(eos, list) else [eos])} - {None}
         config = transformers.GenerationConfig(
             max_new_tokens=max_new_tokens, pad_token_id=self.pad_id, eos_token_id=sorted(eos) or None,
-            **GREEDY.transformers_kwargs(),
+            **decoding.transformers_kwargs(),
         )
+        stops = {"tokenizer": self.tokenizer} if decoding.stop else {}  # stop_strings are matched on its tokens
         self.model.generation_config = config
         try:
             with torch.inference_mode():
                 for idx in self._batches(encoded):
                     input_ids, mask, _ = self._batch([encoded[i] for i in idx])
-                    gen = self.model.generate(input_ids=input_ids, attention_mask=mask, generation_config=config)
+                    gen = self.model.generate(input_ids=input_ids, attention_mask=mask, generation_config=config,
+                                              **stops)
                     new = gen[:, input_ids.shape[1]:]
                     for row, i in enumerate(idx):
-                        out[i] = self.tokenizer.decode(new[row], skip_special_tokens=GREEDY.skip_special_tokens)
+                        out[i] = decoding.finish(self.tokenizer.decode(
+                            new[row], skip_special_tokens=decoding.skip_special_tokens))
         finally:
             self.model.generation_config = checkpoint
         return out

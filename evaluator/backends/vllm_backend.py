@@ -30,7 +30,7 @@ import time
 from typing import Any, Sequence
 
 from .. import checkpoint
-from ..decoding import GREEDY
+from ..decoding import GREEDY, DecodingRule
 from ..questions import LETTERS
 from .base import (
     BackendError, BackendUnavailable, describe_common, encode_prompt, letter_token_forms, logsumexp,
@@ -209,16 +209,18 @@ class VLLMBackend:
             for L, ids in self.forms.items()
         }
 
-    def generate(self, prompts: Sequence[str], *, max_new_tokens: int,
-                 use_chat_template: bool = False) -> list[str | None]:
-        # Every GREEDY field explicitly: llm.generate with explicit params ignores the checkpoint's
+    def generate(self, prompts: Sequence[str], *, max_new_tokens: int, use_chat_template: bool = False,
+                 decoding: DecodingRule = GREEDY) -> list[str | None]:
+        # Every field of the rule explicitly: llm.generate with explicit params ignores the checkpoint's
         # generation_config defaults (llm.get_default_sampling_params) except its EOS ids.
-        params = self._vllm.SamplingParams(max_tokens=max_new_tokens, **GREEDY.vllm_kwargs())
+        self.decoding = decoding
+        params = self._vllm.SamplingParams(max_tokens=max_new_tokens, **decoding.vllm_kwargs())
         outputs = self._run(prompts, params, use_chat_template, max_new_tokens)
         # Decoded here from the token ids, as the transformers backend does: vLLM's incremental
-        # detokenizer holds back an incomplete UTF-8 tail, which would make the texts differ.
-        return [None if o is None else self.tokenizer.decode(list(o.outputs[0].token_ids),
-                                                             skip_special_tokens=GREEDY.skip_special_tokens)
+        # detokenizer holds back an incomplete UTF-8 tail, which would make the texts differ. The token ids
+        # run to the one that completed a stop string; `finish` cuts the text before it, as vLLM's text is.
+        return [None if o is None else decoding.finish(self.tokenizer.decode(
+                    list(o.outputs[0].token_ids), skip_special_tokens=decoding.skip_special_tokens))
                 for o in outputs]
 
     # -- efficiency ------------------------------------------------------------

@@ -90,3 +90,64 @@ def expected_biased_probs(vocab_size: int, letters: str) -> tuple[dict[str, floa
     mass = sum(raw.values()) / z
     total = sum(raw.values())
     return {L: v / total for L, v in raw.items()}, mass
+
+
+# --- MMLU-Pro protocol (evaluator/protocols.py): a tokenizer of its layout and "chain" models -----------------
+
+COT_PROMPT_END = "Answer: Let's think step by step."
+COT_REPLY = " The answer is (B)\nQuestion:"  # a reply that states its letter, then starts the next question
+COT_RAMBLE = " so we weigh each choice and then"  # a reply that never states a letter nor stops
+
+
+@pytest.fixture(scope="session")
+def cot_tokenizer_dir(models_dir) -> Path:
+    """A BPE tokenizer trained on MMLU-Pro-style prompts and the chain replies, so their words are whole tokens."""
+    texts = [f"Question:\nWhat is {i} plus {i}?\nOptions:\nA. {i}\nB. {2 * i}\n{COT_PROMPT_END}"
+             f"{COT_REPLY}{COT_RAMBLE}" for i in range(40)]
+    return build_demo_tokenizer(texts * 5, models_dir / "cot-tokenizer", vocab_size=600)
+
+
+def build_chain_model(out: Path, tokenizer_dir: Path, reply: str, *, after: str = COT_PROMPT_END) -> Path:
+    """A Llama whose greedy next token depends on the current token only: after the last token of `after` it says
+    `reply`, token by token, and then `reply` again (a loop), whatever came before. Attention and MLP outputs are
+    zero, so the last hidden state is the current token's embedding: one-hot for the chain's tokens, and the LM
+    head maps each chain token's direction to its successor."""
+    import torch
+    from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
+
+    tok = AutoTokenizer.from_pretrained(str(tokenizer_dir))
+    start = tok.encode(after, add_special_tokens=False)[-1]
+    chain = tok.encode(reply, add_special_tokens=False)
+    assert len(set(chain)) == len(chain) and start not in chain, f"the chain's tokens repeat: {chain}"
+    config = LlamaConfig(vocab_size=len(tok), hidden_size=128, intermediate_size=128, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=4096,
+                         bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                         pad_token_id=tok.pad_token_id, tie_word_embeddings=False)
+    torch.manual_seed(0)
+    model = LlamaForCausalLM(config)
+    with torch.no_grad():
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight.zero_()
+            layer.mlp.down_proj.weight.zero_()
+        model.model.embed_tokens.weight.zero_()
+        model.lm_head.weight.zero_()
+        successors = list(zip([start, *chain], [*chain, chain[0]]))
+        for direction, (token, following) in enumerate(successors):
+            model.model.embed_tokens.weight[token, direction] = 1.0
+            model.lm_head.weight[following, direction] = 1.0
+    model.generation_config.do_sample = False
+    model.save_pretrained(out, safe_serialization=True)
+    tok.save_pretrained(out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def cot_reply_model_dir(models_dir, cot_tokenizer_dir) -> Path:
+    """Replies COT_REPLY to any MMLU-Pro prompt: "the answer is (B)", then "Question:" (where the protocol stops)."""
+    return build_chain_model(models_dir / "cot-reply", cot_tokenizer_dir, COT_REPLY)
+
+
+@pytest.fixture(scope="session")
+def cot_ramble_model_dir(models_dir, cot_tokenizer_dir) -> Path:
+    """Replies COT_RAMBLE over and over: no letter, no stop string, so only max_new_tokens ends it."""
+    return build_chain_model(models_dir / "cot-ramble", cot_tokenizer_dir, COT_RAMBLE)
