@@ -64,14 +64,23 @@ class StoredQuestion:
     answer: str
     mrscore: float | None
     difficulty: float | None
+    extra: dict
 
     def canonical(self):
-        return [self.uid, self.topic_key, self.text, list(self.options), self.answer, self.mrscore, self.difficulty]
+        return canonical_question(self)
+
+
+def canonical_question(question) -> list:
+    """What a question's content hash covers (an imported question's or a stored one's). ``extra`` only where
+    it holds something, so the hashes of questions without it stay what they always were."""
+    canonical = [question.uid, question.topic_key, question.text, list(question.options), question.answer,
+                 question.mrscore, question.difficulty]
+    return canonical + [sorted(question.extra.items())] if question.extra else canonical
 
 
 def stored_questions(*, version: BenchmarkVersion, split: str) -> list[StoredQuestion]:
     sealed = split in SEALED_SPLITS
     rows = version.questions.filter(split=split).select_related("topic").order_by("uid")
     return [StoredQuestion(q.uid, q.topic.hub_field, q.text, tuple(q.options),
-                           decrypt_answer(q.answer_sealed) if sealed else q.answer, q.mrscore, q.difficulty)
+                           decrypt_answer(q.answer_sealed) if sealed else q.answer, q.mrscore, q.difficulty, q.extra)
             for q in rows.iterator(chunk_size=BULK_BATCH)]

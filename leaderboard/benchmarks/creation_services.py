@@ -1,6 +1,7 @@
 """Writes that create a benchmark with its own taxonomy (MMLU, MMLU-Pro, ...) from a taxonomy CSV or a question
 file."""
 import csv
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -9,7 +10,7 @@ from django.db import transaction
 from django.utils.text import slugify
 
 from .importers.errors import BenchmarkImportError, ImportProblem, ProblemCollector
-from .importers.readers import TOPIC_COLUMNS, read_table_file
+from .importers.readers import TOPIC_COLUMNS, read_folder, read_table_file
 from .models import Benchmark, Category, Subcategory, Topic
 
 
@@ -44,16 +45,28 @@ def _taxonomy_csv_rows(path: Path, problems: ProblemCollector) -> list[tuple]:
 
 
 def _question_file_rows(path: Path, problems: ProblemCollector) -> list[tuple]:
-    records = read_table_file(path, max_bytes=settings.IMPORT_MAX_FILE_BYTES, problems=problems) \
-        if path.is_file() else problems.add(path, "no such file") or []
+    """One row per distinct topic of a question file or folder: a topic/field/subject/category value, or the
+    subject a file name gives (MMLU-CF's ``Computer_Science_val.parquet``: the topic "Computer Science", its hub
+    field the name's own spelling)."""
+    limit = settings.IMPORT_MAX_FILE_BYTES
+    if path.is_dir():  # the files an import of the validation split would read
+        records = read_folder(path, "validation", max_bytes=limit, problems=problems, progress=lambda files, _: files)
+    elif path.is_file():
+        records = read_table_file(path, max_bytes=limit, problems=problems)
+    else:
+        records = problems.add(path, "no such file or folder") or []
     seen = {}
     for record in records:
+        if record.topic_label:
+            seen.setdefault((re.sub(r"[\s_]+", " ", record.topic_label).strip(), record.topic_label), None)
+            continue
         label = next((str(record.values[c]).strip() for c in TOPIC_COLUMNS if record.values.get(c)), "")
         if label:
-            seen.setdefault(label, None)
+            seen.setdefault((label, ""), None)
         else:
-            problems.add(record.file, "no topic/field/subject", row=record.row, column="topic")
-    return [("General", "", label, "") for label in seen]
+            problems.add(record.file, "no topic/field/subject/category", row=record.row, column="topic",
+                         hint="give each question a topic, or name the files after their subject")
+    return [("General", "", label, hub_field) for label, hub_field in seen]
 
 
 def _unique_topics(rows, path: Path, problems: ProblemCollector) -> list[tuple]:

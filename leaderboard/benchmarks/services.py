@@ -2,7 +2,7 @@
 
 Its content hashes are computed in content_hashes.py; a benchmark with its own taxonomy is created by
 creation_services.py."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from django.conf import settings
@@ -17,7 +17,7 @@ from .content_hashes import (BULK_BATCH, split_content_hash, split_hash_match, s
 from .crypto import encrypt_answer
 from .importers.errors import BenchmarkImportError, ImportProblem, ProblemCollector
 from .importers.hub import download_hub_dataset
-from .importers.readers import read_answer_key, read_hub_folder, read_table_file
+from .importers.readers import read_answer_key, read_folder, read_table_file
 from .importers.validation import clean_records
 from .models import Benchmark, BenchmarkVersion, Question, SEALED_SPLITS, Split
 
@@ -103,11 +103,16 @@ def _check_split_flags(split: str, sealed: bool):
         raise BenchmarkImportError([ImportProblem("--sealed", f"--sealed does not match split {split!r}", hint=hint)])
 
 
-def _read_questions(path: Path, split: str, answers_path, topics, progress):
-    problems = ProblemCollector()
+def _read_questions(path: Path, split: str, answers_path, topics, progress, files=None):
+    """(clean questions, notes on what the import changed of the files' content for the report)."""
+    problems, notes = ProblemCollector(), []
     limit = settings.IMPORT_MAX_FILE_BYTES
-    if path.is_dir():
-        records = read_hub_folder(path, split, max_bytes=limit, problems=problems, progress=progress)
+    if files and not path.is_dir():
+        problems.add("--files", "--files chooses files in a folder or a hub dataset",
+                     hint="pass --path FOLDER or --hub REPO with it, or --path FILE without it")
+        records = []
+    elif path.is_dir():
+        records = read_folder(path, split, max_bytes=limit, problems=problems, progress=progress, pattern=files)
     elif path.is_file():
         records = read_table_file(path, max_bytes=limit, problems=problems)
     else:
@@ -116,9 +121,9 @@ def _read_questions(path: Path, split: str, answers_path, topics, progress):
     answer_key = read_answer_key(Path(answers_path), max_bytes=limit, problems=problems) if answers_path else {}
     problems.raise_if_any()  # unreadable input: don't pile row-level noise on top
     clean = clean_records(records, topics=topics, answer_key=answer_key, answer_key_path=str(answers_path or ""),
-                          problems=problems, sealed=split in SEALED_SPLITS)
+                          problems=problems, sealed=split in SEALED_SPLITS, notes=notes)
     problems.raise_if_any()
-    return clean
+    return clean, notes
 
 
 def _question_rows(version, split, clean, progress):
@@ -129,7 +134,7 @@ def _question_rows(version, split, clean, progress):
             options=list(q.options),
             answer="" if sealed else q.answer,
             answer_sealed=encrypt_answer(q.answer) if sealed else None,
-            mrscore=q.mrscore, difficulty=q.difficulty,
+            mrscore=q.mrscore, difficulty=q.difficulty, extra=q.extra,
         )
 
 
@@ -155,34 +160,41 @@ def _refuse_uids_in_other_splits(version, split, clean):
 
 
 def benchmark_import(*, benchmark_slug: str, split: str, path=None, hub_repo=None, revision="",
-                     answers_path=None, sealed=False, progress=_no_progress) -> ImportResult:
+                     answers_path=None, sealed=False, files=None, progress=_no_progress) -> ImportResult:
     """Import one split of a benchmark, all or nothing.
 
     Identical content is a no-op. New content for a split replaces it in place
     while no run used the version; once runs exist it becomes a new version
     (the other splits are carried over), so measured results keep their data.
+    ``files`` is a glob choosing the files of a folder or hub dataset (e.g. ``data/test-*.parquet``).
     """
     _check_split_flags(split, sealed)
     if hub_repo:  # network first, outside the transaction
-        path, revision = download_hub_dataset(hub_repo, revision or "main")
+        path, revision = download_hub_dataset(hub_repo, revision or "main", pattern=files)
     if path is None:
         raise BenchmarkImportError([ImportProblem("--path", "no input given", hint="pass --path or --hub")])
     result = _import_locked(benchmark_slug=benchmark_slug, split=split, path=Path(path), revision=revision,
-                            answers_path=answers_path, progress=progress)
+                            answers_path=answers_path, progress=progress, files=files)
     if result.outcome != "unchanged":
         results_changed()  # a new version changes which results the boards show
     return result
 
 
 @transaction.atomic
-def _import_locked(*, benchmark_slug, split, path, revision, answers_path, progress) -> ImportResult:
+def _import_locked(*, benchmark_slug, split, path, revision, answers_path, progress, files) -> ImportResult:
     # The row lock serialises concurrent imports of one benchmark.
     benchmark = Benchmark.objects.select_for_update().filter(slug=benchmark_slug).first()
     if benchmark is None:
         known = ", ".join(b.slug for b in selectors.benchmark_list()) or "none"
         raise BenchmarkImportError([ImportProblem("--benchmark", f"unknown benchmark {benchmark_slug!r}",
                                                   hint=f"known benchmarks: {known}")])
-    clean = _read_questions(path, split, answers_path, selectors.topic_index(benchmark=benchmark), progress)
+    clean, notes = _read_questions(path, split, answers_path, selectors.topic_index(benchmark=benchmark), progress,
+                                   files)
+    result = _store_split(benchmark, split, clean, revision, progress)
+    return replace(result, message=" ".join([result.message, *notes]))  # what became of the files' content
+
+
+def _store_split(benchmark, split, clean, revision, progress) -> ImportResult:
     sealed = split in SEALED_SPLITS
     new_hash = split_content_hash(clean, sealed=sealed)
 

@@ -154,10 +154,10 @@ def test_it_handles_bad_questions_in_the_hub_files_like_local_ones(fake_hub, tmp
                    "first_aid.csv, row 4, column 'B'", "option B is empty")
 
 
-def test_it_handles_a_repository_without_csv_files(fake_hub, snapshot, key):
-    repo = fake_hub.add_repo(REPO_ID, files={"data/validation.parquet": b"PAR1", "README.md": b"# no CSV here\n"})
+def test_it_handles_a_repository_without_question_files(fake_hub, snapshot, key):
+    repo = fake_hub.add_repo(REPO_ID, files={"data/validation.json": b"[]", "README.md": b"# no CSV here\n"})
     assert_refused(snapshot, ["--hub", REPO_ID, "--revision", "main", "--answers", key],
-                   f"no CSV files in the dataset at commit {repo.sha}", "test/<field>.csv")
+                   f"no CSV or Parquet files in the dataset at commit {repo.sha}", "test/<field>.csv")
 
 
 def test_it_handles_an_invalid_repository_id(fake_hub, snapshot, key):

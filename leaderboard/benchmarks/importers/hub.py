@@ -8,21 +8,26 @@ from leaderboard.hub.errors import HubError, HubHTTPError, InvalidRepoId, RepoGa
 from .errors import BenchmarkImportError, ImportProblem
 
 NETWORK_HINT = "check network access to the hub, or download the files and pass --path"
+QUESTION_FILES = ["*.csv", "**/*.csv", "*.parquet", "**/*.parquet"]  # what readers.folder_files may read
 
 
-def download_hub_dataset(repo_id: str, revision: str, *, cache_dir=None) -> tuple[Path, str]:
-    """Download the CSV files of a hub dataset; returns (local folder, resolved commit sha)."""
+def download_hub_dataset(repo_id: str, revision: str, *, pattern: str | None = None,
+                         cache_dir=None) -> tuple[Path, str]:
+    """Download the CSV and Parquet files of a hub dataset (only those matching ``pattern``, a glob, if given);
+    returns (local folder, resolved commit sha)."""
     source = f"hub:{repo_id}@{revision}"
     try:
-        folder, sha = HubClient().dataset_snapshot(repo_id, revision, allow_patterns=["*.csv", "**/*.csv"],
-                                                   cache_dir=cache_dir)
+        folder, sha = HubClient().dataset_snapshot(repo_id, revision, allow_patterns=[pattern] if pattern
+                                                   else QUESTION_FILES, cache_dir=cache_dir)
     except HubError as error:
         message, hint = _words(error, revision)
         raise BenchmarkImportError([ImportProblem(source, message, hint=hint)]) from None
-    if not folder.is_dir() or not any(folder.rglob("*.csv")):  # nothing matched: no folder was even made
+    if not folder.is_dir() or not any(p.suffix in (".csv", ".parquet") for p in folder.rglob("*")):  # none matched
+        matched = f"matching --files {pattern!r} " if pattern else ""
         raise BenchmarkImportError([ImportProblem(
-            source, f"no CSV files in the dataset at commit {sha}",
-            hint="the hub layout is test/<field>.csv with columns question_id,Question,A,B,C,D")])
+            source, f"no CSV or Parquet files {matched}in the dataset at commit {sha}",
+            hint="Mobile-MMLU's layout is test/<field>.csv, MMLU-Pro's data/<split>-*.parquet, MMLU-CF's "
+                 "val/<Subject>_val.parquet (docs/operations.md)")])
     return folder, sha
 
 

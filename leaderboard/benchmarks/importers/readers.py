@@ -1,9 +1,14 @@
 """Readers turn files into RawRecords without judging their content (validation.py does that).
 
-Layouts:
+Layouts (docs/operations.md, "Importing a benchmark", has them with their publishers' commands):
 - a hub-layout folder (MBZUAI-LLM/Mobile-MMLU): one CSV per field, ``question_id,Question,A,B,C,D``,
-  the topic taken from the file name;
-- a single ``.csv`` / ``.jsonl`` / ``.parquet`` file with a ``topic`` column;
+  the topic taken from the file name (a file with a topic column keeps its own, e.g. Mobile-MMLU-Pro's
+  root ``mobile-mmlu-pro.csv`` with ``Field``);
+- a single ``.csv`` / ``.jsonl`` / ``.parquet`` file with a ``topic`` column (or ``field``, ``subject``, or
+  MMLU-Pro's ``category``; MMLU-Pro's ``options`` list and ``answer_index`` are judged in validation.py);
+- MMLU-CF's ``val/<Subject>_val.parquet|csv`` and ``dev/<Subject>_dev.parquet|csv`` (a file or a folder):
+  ``Question,A,B,C,D,Answer`` with no question ids; the subject comes from the file name and each question
+  gets the stable id ``<file stem>-<n>`` (its 1-based position in the file, the same in CSV and Parquet);
 - an answer key CSV ``question_id,answer``.
 
 Readers also refuse column layouts that would make a question's options (or any column) ambiguous:
@@ -13,6 +18,7 @@ A, B, C, ... without gaps. Options are never renumbered: answer letters refer to
 import csv
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,7 +26,14 @@ from ..models import MAX_OPTIONS, OPTION_LETTERS
 from .errors import ProblemCollector
 
 TABLE_SUFFIXES = (".csv", ".jsonl", ".parquet")
-TOPIC_COLUMNS = ("topic", "field", "subject")
+FOLDER_SUFFIXES = (".csv", ".parquet")  # what a folder is read for (an answer key beside it is a CSV at its root)
+TOPIC_COLUMNS = ("topic", "field", "subject", "category")  # the first present names the topic
+# A publisher's folder per split, where its name differs from ours (MMLU-CF: val/, dev/).
+SPLIT_FOLDERS = {"validation": "val"}
+# MMLU-CF: <Subject>_val.parquet / <Subject>_dev.csv, the subject only in the file name.
+SUBJECT_FILE = re.compile(r"(?P<subject>.+?)_(?:val|dev)", re.IGNORECASE)
+# The hub's Parquet shards, <split>-00000-of-00001.parquet (MMLU-Pro: data/test-..., data/validation-...).
+SHARD_FILE = re.compile(r"(?P<split>.+?)-\d{5}-of-\d{5}")
 BOM = "\ufeff"
 BOM_HINT = "save the file as UTF-8 without BOM (byte-order mark) and import it again"
 
@@ -30,7 +43,7 @@ class RawRecord:
     file: str
     row: int
     values: dict  # lower-cased column name -> raw value
-    topic_label: str | None = None  # from the file name in the hub layout
+    topic_label: str | None = None  # from the file name (hub layout, MMLU-CF) when the file has no topic column
     option_columns: list = field(default_factory=list)
 
 
@@ -124,7 +137,7 @@ def column_problems(names, *, check_options=True) -> list[tuple[str, str, str]]:
     return found
 
 
-def _csv_records(path: Path, text: str, problems: ProblemCollector, topic_label=None, check_options=True):
+def _csv_records(path: Path, text: str, problems: ProblemCollector, check_options=True):
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader)
@@ -145,7 +158,7 @@ def _csv_records(path: Path, text: str, problems: ProblemCollector, topic_label=
             problems.add(path, f"{len(values)} cells but the header has {len(header)} columns",
                          row=reader.line_num, hint="quote cells that contain commas")
             continue
-        records.append(RawRecord(str(path), reader.line_num, dict(zip(header, values)), topic_label))
+        records.append(RawRecord(str(path), reader.line_num, dict(zip(header, values))))
     if not records and len(problems.problems) == problems_before:
         problems.add(path, "the file has a header but no questions", row=1)
     return records
@@ -203,9 +216,28 @@ def _parquet_records(path: Path, problems: ProblemCollector, check_options=True)
             for n, row in enumerate(rows, start=1)]
 
 
-def read_table_file(path: Path, *, max_bytes: int, problems: ProblemCollector, topic_label=None,
+def file_subject(path: Path) -> str | None:
+    """The subject an MMLU-CF file name carries (``Computer_Science_val.parquet`` -> ``Computer_Science``)."""
+    match = SUBJECT_FILE.fullmatch(Path(path).stem)
+    return match["subject"] if match else None
+
+
+def _name_the_records(path: Path, records, topic_from_name: bool):
+    """What the file name says about records without their own columns: the topic (the hub layout's field
+    file, MMLU-CF's subject file), and in MMLU-CF's layout, which has no question ids, a stable id."""
+    subject = file_subject(path)
+    label = subject or (path.stem if topic_from_name else None)
+    for number, record in enumerate(records, start=1):
+        if label and not any(column in record.values for column in TOPIC_COLUMNS):
+            record.topic_label = label
+        if subject and "question_id" not in record.values:
+            record.values["question_id"] = f"{path.stem}-{number}"
+
+
+def read_table_file(path: Path, *, max_bytes: int, problems: ProblemCollector, topic_from_name=False,
                     check_options=True):
-    """Records of one file; ``check_options=False`` for files without options (an answer key)."""
+    """Records of one file; ``check_options=False`` for files without options (an answer key);
+    ``topic_from_name`` for a file of a hub-layout folder, whose name is its field."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in TABLE_SUFFIXES:
@@ -215,36 +247,80 @@ def read_table_file(path: Path, *, max_bytes: int, problems: ProblemCollector, t
     if not _check_size(path, max_bytes, problems):
         return []
     if suffix == ".parquet":
-        return _parquet_records(path, problems, check_options)
-    text = _decode(path, path.read_bytes(), problems)
-    if text is None:
+        records = _parquet_records(path, problems, check_options)
+    else:
+        text = _decode(path, path.read_bytes(), problems)
+        if text is None:
+            return []
+        records = (_jsonl_records(path, text, problems, check_options) if suffix == ".jsonl"
+                   else _csv_records(path, text, problems, check_options))
+    if check_options:
+        _name_the_records(path, records, topic_from_name)
+    return records
+
+
+def _files_in(folder: Path, pattern: str) -> list[Path]:
+    try:
+        return sorted(p for p in folder.glob(pattern) if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES)
+    except (ValueError, NotImplementedError):  # an absolute or empty pattern
         return []
-    if suffix == ".jsonl":
-        return _jsonl_records(path, text, problems, check_options)
-    return _csv_records(path, text, problems, topic_label, check_options)
 
 
-def hub_folder_files(folder: Path, split: str, problems: ProblemCollector) -> list[Path]:
-    """CSV files of a hub-layout folder: ``<split>/``, else ``test/``, else the folder's own CSVs.
+def folder_files(folder: Path, split: str, problems: ProblemCollector, pattern: str | None = None) -> list[Path]:
+    """The question files of a folder: those matching ``pattern`` (a glob under the folder, e.g.
+    ``data/test-*.parquet``), else the CSV and Parquet files of ``<split>/``, the publisher's own folder for
+    the split (MMLU-CF's ``val/``), ``test/`` (Mobile-MMLU's only folder), ``data/`` (the hub's Parquet
+    shards) or the folder itself, the first that has any.
 
-    The public hub dataset keeps all its files under ``test/``; a leaderboard
-    operator may also keep one sub-folder per split. Sub-folders come first so
-    an answer key kept beside them is never read as questions.
+    Sub-folders come first so an answer key kept beside them is never read as questions. The same stem
+    twice (``Biology_val.csv`` beside ``Biology_val.parquet``) and shards of several of the publisher's
+    splits are refused: the importer will not guess which one is meant.
     """
     folder = Path(folder)
-    for candidate in (folder / split, folder / "test", folder):
-        files = sorted(candidate.glob("*.csv")) if candidate.is_dir() else []
-        if files:
-            return files
-    problems.add(folder, f"no CSV files found in the folder, in {split}/ or in test/",
-                 hint="point --path at the dataset folder (hub layout: test/<field>.csv)")
-    return []
+    if pattern:
+        files = _files_in(folder, pattern)
+        if not files:
+            problems.add(folder, f"no .csv or .parquet file matches --files {pattern!r}",
+                         hint="the pattern is a glob relative to the dataset's root, e.g. 'data/test-*.parquet'")
+    else:
+        candidates = [folder / split, folder / SPLIT_FOLDERS.get(split, split), folder / "test", folder / "data",
+                      folder]
+        files = next((found for candidate in candidates if candidate.is_dir() and (found := _files_in(candidate, "*"))),
+                     [])
+        if not files:
+            problems.add(folder, f"no CSV or Parquet files found in the folder, in {split}/, "
+                         f"{SPLIT_FOLDERS.get(split, split)}/, test/ or data/",
+                         hint="point at the dataset folder (Mobile-MMLU: test/<field>.csv; MMLU-CF: val/ or dev/), "
+                              "or at one file")
+    return files if not _ambiguous_files(folder, files, problems) else []
 
 
-def read_hub_folder(folder: Path, split: str, *, max_bytes: int, problems: ProblemCollector, progress):
+def _ambiguous_files(folder: Path, files: list[Path], problems: ProblemCollector) -> bool:
+    stems, shard_splits = {}, {}
+    for path in files:
+        stems.setdefault(path.stem.lower(), []).append(path)
+        if (match := SHARD_FILE.fullmatch(path.stem)) and path.suffix.lower() == ".parquet":
+            shard_splits.setdefault(match["split"], path)
+    found = False
+    for same in stems.values():
+        if len(same) > 1:
+            found = True
+            problems.add(same[1], f"{same[0].name} and {same[1].name} hold the same file's questions twice",
+                         hint="keep one of them (the publisher's CSV and Parquet copies are the same questions)")
+    if len(shard_splits) > 1:
+        found = True
+        names = ", ".join(repr(name) for name in shard_splits)
+        split, first = next(iter(shard_splits.items()))
+        pattern = (first.parent.relative_to(folder) / f"{split}-*.parquet").as_posix()
+        problems.add(first.parent, f"the folder holds the publisher's splits {names}; one import reads one split",
+                     hint=f"pass one file (e.g. {first.name}), or choose it with --files '{pattern}'")
+    return found
+
+
+def read_folder(folder: Path, split: str, *, max_bytes: int, problems: ProblemCollector, progress, pattern=None):
     records = []
-    for path in progress(hub_folder_files(folder, split, problems), "reading files"):
-        records += read_table_file(path, max_bytes=max_bytes, problems=problems, topic_label=path.stem)
+    for path in progress(folder_files(folder, split, problems, pattern), "reading files"):
+        records += read_table_file(path, max_bytes=max_bytes, problems=problems, topic_from_name=True)
     return records
 
 

@@ -5,11 +5,14 @@ import math
 import re
 from dataclasses import dataclass, field
 
+from ..content_hashes import canonical_question
 from ..models import MAX_OPTIONS, MIN_OPTIONS, OPTION_LETTERS
 from .errors import ProblemCollector
 from .readers import TOPIC_COLUMNS, RawRecord, option_columns, option_layout_problem
 
 MAX_UID_LENGTH = 100
+DROPPED_OPTION = "N/A"  # MMLU-Pro pads its options lists with it; its evaluation scripts drop it (preprocess)
+EXTRA_COLUMNS = ("src", "cot_content")  # kept in Question.extra where present (MMLU-Pro)
 
 
 @dataclass(frozen=True)
@@ -22,9 +25,10 @@ class CleanQuestion:
     answer: str  # sorted letters joined by commas, e.g. "A" or "A,C"
     mrscore: float | None
     difficulty: float | None
+    extra: dict = field(default_factory=dict)  # Question.extra: "src", "cot_content" where the file has them
 
     def canonical(self):
-        return [self.uid, self.topic_key, self.text, list(self.options), self.answer, self.mrscore, self.difficulty]
+        return canonical_question(self)
 
 
 def _loose(label: str) -> str:
@@ -69,7 +73,14 @@ def _cell(value) -> str:
     return str(value).strip()
 
 
-def _options(record: RawRecord, problems: ProblemCollector):
+@dataclass(frozen=True)
+class _Options:
+    texts: tuple[str, ...]  # what is stored, lettered A, B, ...
+    dropped: tuple[int, ...] = ()  # 0-based positions of the "N/A" options dropped from a published list
+    published: int = 0  # how many options the file lists; answer letters refer to these
+
+
+def _options(record: RawRecord, problems: ProblemCollector) -> _Options | None:
     values = record.values
     layout = option_layout_problem(values)  # the readers refuse these per file; never renumber regardless
     if layout:
@@ -91,6 +102,10 @@ def _options(record: RawRecord, problems: ProblemCollector):
         cells = [(OPTION_LETTERS[i] if i < len(OPTION_LETTERS) else f"#{i + 1}", _cell(v)) for i, v in enumerate(raw)]
         while cells and not cells[-1][1]:
             cells.pop()
+        # MMLU-Pro's lists carry "N/A" options that its scripts drop; validation refuses a drop that would
+        # shift the answer's letter (_answer).
+        dropped = tuple(i for i, (_, text) in enumerate(cells) if text == DROPPED_OPTION)
+        published, cells = len(cells), [cell for cell in cells if cell[1] != DROPPED_OPTION]
     else:
         letters = option_columns(values)
         if not letters:
@@ -101,9 +116,11 @@ def _options(record: RawRecord, problems: ProblemCollector):
         # Shorter questions in a wide file leave trailing option cells empty.
         while cells and not cells[-1][1]:
             cells.pop()
+        dropped, published = (), len(cells)
+    after_drop = f" after dropping {len(dropped)} {DROPPED_OPTION!r} option(s)" if dropped else ""
     if len(cells) > MAX_OPTIONS:
-        problems.add(record.file, f"{len(cells)} options; at most {MAX_OPTIONS} (A-J) are supported",
-                     row=record.row, column="options")
+        problems.add(record.file, f"{len(cells)} options{after_drop}; at most {MAX_OPTIONS} (A-J) are supported",
+                     row=record.row, column="options", hint=f"give the question {MAX_OPTIONS} options or fewer")
         return None
     for letter, text in cells:
         if not text:
@@ -111,10 +128,11 @@ def _options(record: RawRecord, problems: ProblemCollector):
                          hint="fill it in or remove the options after it")
             return None
     if len(cells) < MIN_OPTIONS:
-        problems.add(record.file, f"{len(cells)} option(s); a question needs at least {MIN_OPTIONS}",
-                     row=record.row, column="A")
+        problems.add(record.file, f"{len(cells)} option(s){after_drop}; a question needs at least {MIN_OPTIONS}",
+                     row=record.row, column="options" if "options" in values else "A",
+                     hint=f"give it {MIN_OPTIONS} to {MAX_OPTIONS} options, or leave it out")
         return None
-    return tuple(text for _, text in cells)
+    return _Options(tuple(text for _, text in cells), dropped, published)
 
 
 def _optional_float(record, column, problems, low, high):
@@ -144,6 +162,8 @@ class _Pass:
     seen: dict = field(default_factory=dict)  # uid -> (file, row) of its first record
     files_missing_columns: set = field(default_factory=set)
     files_unknown_field: set = field(default_factory=set)
+    na_dropped: list = field(default_factory=list)  # per question that had any: how many "N/A" options dropped
+    cot_dropped: int = 0  # sealed questions whose cot_content was not kept
 
     def shown(self, value) -> str:
         return "(value hidden: sealed split)" if self.sealed else repr(value)
@@ -200,9 +220,37 @@ def _topic(record: RawRecord, state: _Pass):
     return None
 
 
-def _answer(record: RawRecord, state: _Pass, uid: str, options, in_key) -> str | None:
-    """The answer letters from the answer key or the file's 'answer' column (never both, unless they agree)."""
+def _file_answer(record: RawRecord, state: _Pass) -> str | None:
+    """The file's own answer ('' if none): its 'answer' column, checked against MMLU-Pro's 'answer_index' (the
+    0-based position of the one correct option), or that index's letter alone. None after a problem."""
     in_file = _cell(record.values.get("answer"))
+    raw_index = _cell(record.values.get("answer_index"))
+    if not raw_index:
+        return in_file
+    try:
+        index = int(float(raw_index)) if float(raw_index).is_integer() else -1
+    except ValueError:
+        index = -1
+    if not 0 <= index < len(OPTION_LETTERS):
+        state.problems.add(record.file, f"answer_index {state.shown(raw_index)} is not an option position "
+                                        f"0-{len(OPTION_LETTERS) - 1}", row=record.row, column="answer_index",
+                           hint="answer_index counts the options from 0 (0 is A)")
+        return None
+    if in_file and parse_answer(in_file) != OPTION_LETTERS[index]:
+        state.problems.add(record.file, f"answer {state.shown(in_file)} disagrees with answer_index "
+                                        f"{state.shown(raw_index)} (option {state.shown(OPTION_LETTERS[index])})",
+                           row=record.row, column="answer_index",
+                           hint="correct one of them (answer_index counts from 0: 0 is A); the importer will not "
+                                "guess which is right")
+        return None
+    return in_file or OPTION_LETTERS[index]
+
+
+def _answer(record: RawRecord, state: _Pass, uid: str, options: _Options, in_key) -> str | None:
+    """The answer letters from the answer key or the file's 'answer' column (never both, unless they agree)."""
+    in_file = _file_answer(record, state)
+    if in_file is None:
+        return None
     if in_key is not None and in_file and parse_answer(in_file) != parse_answer(in_key[0]):
         state.problems.add(record.file, f"answer {state.shown(in_file)} disagrees with the answer key "
                                         f"({state.shown(in_key[0])})",
@@ -219,14 +267,32 @@ def _answer(record: RawRecord, state: _Pass, uid: str, options, in_key) -> str |
         state.problems.add(source, f"answer {state.shown(raw_answer)} for {uid!r} is not option letters", row=row,
                            column="answer", hint="use one letter or several separated by commas, e.g. A or A,C")
         return None
-    valid = OPTION_LETTERS[: len(options)]
+    valid = OPTION_LETTERS[: options.published]  # letters name the options as the file lists them
     bad = [letter for letter in answer.split(",") if letter not in valid]
     if bad:
         letter = "(hidden: sealed split)" if state.sealed else bad[0]
         state.problems.add(source, f"answer letter {letter} for {uid!r} is not among its options A-{valid[-1]}",
                            row=row, column="answer", hint="check the key against the question's options")
         return None
+    if options.dropped and options.dropped[0] <= max(OPTION_LETTERS.index(letter) for letter in answer.split(",")):
+        where = "" if state.sealed else f" (option {OPTION_LETTERS[options.dropped[0]]})"
+        state.problems.add(record.file, f"an {DROPPED_OPTION!r} option{where} comes at or before the answer "
+                                        f"{state.shown(answer)}: dropping it, as MMLU-Pro's scripts drop "
+                                        f"{DROPPED_OPTION!r} options, would shift the answer's letter",
+                           row=record.row, column="options",
+                           hint=f"replace the {DROPPED_OPTION!r} option by the option's text, or remove it and "
+                                "correct answer and answer_index")
+        return None
     return answer
+
+
+def _extra(record: RawRecord, state: _Pass) -> dict:
+    """Question.extra: the record's non-empty src and cot_content. A worked chain of thought states the answer,
+    so it is never kept for the sealed split (counted, and the import's report says so)."""
+    extra = {column: text for column in EXTRA_COLUMNS if (text := _cell(record.values.get(column)))}
+    if state.sealed and extra.pop("cot_content", None):
+        state.cot_dropped += 1
+    return extra
 
 
 def _clean_record(record: RawRecord, state: _Pass) -> CleanQuestion | None:
@@ -250,21 +316,31 @@ def _clean_record(record: RawRecord, state: _Pass) -> CleanQuestion | None:
     answer = _answer(record, state, uid, options, in_key)
     if answer is None:
         return None
+    if options.dropped:
+        state.na_dropped.append(len(options.dropped))
     return CleanQuestion(
-        uid=uid, topic_id=topic.pk, topic_key=topic.hub_field, text=text, options=options, answer=answer,
+        uid=uid, topic_id=topic.pk, topic_key=topic.hub_field, text=text, options=options.texts, answer=answer,
         mrscore=_optional_float(record, "mrscore", state.problems, 1.0, 10.0),
-        difficulty=_optional_float(record, "difficulty", state.problems, 0.0, 1.0),
+        difficulty=_optional_float(record, "difficulty", state.problems, 0.0, 1.0), extra=_extra(record, state),
     )
 
 
-def clean_records(records, *, topics, answer_key, answer_key_path, problems: ProblemCollector, sealed=False):
+def clean_records(records, *, topics, answer_key, answer_key_path, problems: ProblemCollector, sealed=False,
+                  notes=None):
     """Validate every record; returns clean questions in input order (problems collected, not raised).
 
-    For a sealed split, messages never repeat an answer value: errors end up in terminals and logs.
+    For a sealed split, messages never repeat an answer value: errors end up in terminals and logs. What the
+    import changed of the file's content, the report's business, is appended to ``notes`` (a list) if given.
     """
     state = _Pass(TopicMatcher(topics), answer_key, answer_key_path, problems, sealed)
     clean = [question for record in records if (question := _clean_record(record, state)) is not None]
     for uid, (_, row) in answer_key.items():
         problems.add(answer_key_path, f"answer key has question_id {uid!r} but no such question was imported",
                      row=row, column="question_id", hint="remove the row or add the question")
+    if notes is not None and state.na_dropped:
+        notes.append(f"Dropped {sum(state.na_dropped)} {DROPPED_OPTION!r} option(s) of {len(state.na_dropped)} "
+                     "question(s), as MMLU-Pro's evaluation scripts do (no answer letter changed).")
+    if notes is not None and state.cot_dropped:
+        notes.append(f"cot_content of {state.cot_dropped} question(s) was not stored: a worked answer states the "
+                     "answer, and this split is sealed (its answers are kept only encrypted).")
     return clean

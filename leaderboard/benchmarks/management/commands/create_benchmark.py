@@ -7,7 +7,8 @@ from leaderboard.benchmarks.creation_services import benchmark_create
 
 class Command(BaseCommand):
     help = ("Create a benchmark other than Mobile-MMLU with its own taxonomy, from a CSV with columns topic "
-            "[, category, subcategory, hub_field] or from the topic/field/subject column of a question file. "
+            "[, category, subcategory, hub_field] or from the topics of a question file or folder (its topic, "
+            "field, subject or category column, or its file names: MMLU-CF's val/<Subject>_val.parquet). "
             "Idempotent; an existing benchmark's taxonomy is never rewritten. Then: import_benchmark --benchmark "
             "SLUG ... and mrscore --benchmark SLUG ...")
 
@@ -16,8 +17,8 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="", help="display name (default: the slug)")
         source = parser.add_mutually_exclusive_group(required=True)
         source.add_argument("--taxonomy", help="CSV: topic[, category, subcategory, hub_field]")
-        source.add_argument("--topics-from", help="a question file (.csv/.jsonl/.parquet); one topic per distinct "
-                            "topic/field/subject value, all in one category")
+        source.add_argument("--topics-from", help="a question file (.csv/.jsonl/.parquet) or folder; one topic per "
+                            "distinct topic/field/subject/category value or file-name subject, all in one category")
         parser.add_argument("--description", default="")
         parser.add_argument("--source-repo", default="", help="hub dataset id, e.g. cais/mmlu")
 

@@ -10,17 +10,23 @@ from leaderboard.core.progress import tqdm_progress
 
 class Command(BaseCommand):
     help = (
-        "Import one split of a benchmark from a hub-layout folder (one CSV per field), a .csv/.jsonl/.parquet "
-        "file, or the Hugging Face hub at a pinned revision. All or nothing; identical content is a no-op."
+        "Import one split of a benchmark from a folder (Mobile-MMLU's one CSV per field, MMLU-CF's "
+        "<Subject>_val files, MMLU-Pro's Parquet), a .csv/.jsonl/.parquet file, or the Hugging Face hub at a "
+        "pinned revision. All or nothing; identical content is a no-op."
     )
 
     def add_arguments(self, parser):
         parser.add_argument("--benchmark", required=True, help="benchmark slug, e.g. mobile-mmlu")
         parser.add_argument("--split", required=True, choices=Split.values)
         source = parser.add_mutually_exclusive_group(required=True)
-        source.add_argument("--path", help="hub-layout folder, or a .csv/.jsonl/.parquet file")
+        source.add_argument("--path", help="a folder (hub layout, MMLU-CF val/ or dev/), or a .csv/.jsonl/.parquet "
+                            "file")
         source.add_argument("--hub", metavar="REPO", help="hub dataset repo id, e.g. MBZUAI-LLM/Mobile-MMLU")
         parser.add_argument("--revision", default="", help="hub branch, tag or commit sha (with --hub); pinned as a sha")
+        parser.add_argument("--files", metavar="GLOB",
+                            help="which files of the folder or hub dataset to read, relative to its root, e.g. "
+                                 "'data/test-*.parquet' (MMLU-Pro); default: <split>/, val/ for validation, test/, "
+                                 "data/ or the root")
         parser.add_argument("--answers", metavar="FILE", help="answer key CSV with columns question_id,answer")
         parser.add_argument("--sealed", action="store_true",
                             help="required for the test split: its answers are encrypted and never served")
@@ -30,7 +36,7 @@ class Command(BaseCommand):
             result = benchmark_import(
                 benchmark_slug=options["benchmark"], split=options["split"], path=options["path"],
                 hub_repo=options["hub"], revision=options["revision"], answers_path=options["answers"],
-                sealed=options["sealed"], progress=tqdm_progress(enabled=options["verbosity"] > 0),
+                sealed=options["sealed"], files=options["files"], progress=tqdm_progress(enabled=options["verbosity"] > 0),
             )
         except BenchmarkImportError as exc:
             raise CommandError(str(exc), returncode=2) from None
