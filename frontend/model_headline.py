@@ -65,7 +65,8 @@ def board_medians(result) -> dict[str, float]:
 def _shown_test(results, *, benchmark, shots, precision):
     """The sealed run the page shows for this board: the Ladder rule's choice for the model and precision, else
     the newest of that precision, else the newest."""
-    tests = [r for r in results if display.is_sealed(r.split) and r.benchmark_id == benchmark.pk and r.shots == shots]
+    tests = [r for r in results if display.is_sealed(r.split) and r.benchmark_id == benchmark.pk and r.shots == shots
+             and not r.run.protocol]  # the board's protocol (the leaderboard's own settings)
     if not tests:
         return None
     shown = contamination_ladder.shown_test_runs(benchmark=benchmark, shots=shots)

@@ -32,7 +32,8 @@ def board_fingerprint(*, benchmark, split, shots) -> str:
 
 def board_shots(*, benchmark) -> list[int]:
     """Shot settings that have results on the benchmark (0 always offered)."""
-    shots = set(RunResult.objects.filter(benchmark=benchmark).values_list("shots", flat=True).distinct())
+    shots = set(RunResult.objects.filter(benchmark=benchmark, run__protocol="").values_list("shots", flat=True)
+                .distinct())
     return sorted(shots | {0})
 
 

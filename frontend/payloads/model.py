@@ -1,6 +1,8 @@
 """The model page: one chosen run's breakdown (categories, subcategories, topics, variants) and the
 model's runs, history, Δ, efficiency and reproducibility. Sealed runs: overall only (the selector
 returns nothing below it)."""
+from evaluator.protocols import get_protocol
+
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.evaluations import display
 from leaderboard.results.models import Level
@@ -19,11 +21,11 @@ EFFICIENCY_ROWS = [  # (key, label, format)
 
 
 def choose_result(results, run_id=None):
-    """The run whose breakdown the page shows: the one asked for, else the newest open-split run
-    (Mobile-MMLU first), else the newest run."""
+    """The run whose breakdown the page shows: the one asked for, else the newest open-split run of the
+    leaderboard's own settings (Mobile-MMLU first), else the newest run."""
     if run_id is not None:
         return next((r for r in results if r.run_id == run_id), None)
-    open_runs = [r for r in results if not display.is_sealed(r.split)]
+    open_runs = [r for r in results if not display.is_sealed(r.split) and not r.run.protocol]
     preferred = [r for r in open_runs if r.benchmark.slug == "mobile-mmlu"] or open_runs or results
     return preferred[0] if preferred else None
 
@@ -153,3 +155,14 @@ def summaries(data, robustness) -> dict:
             "evaluated one. Submissions are evaluated under all nine orders (original, fixed-A to fixed-D, R1 to "
             "R4) on the validation split: pick such a run above, or submit the model to get one.")
     return out
+
+
+def protocol_card(chosen) -> dict:
+    """A protocol run's settings for the reproducibility card (evaluator/protocols.py), and on an open split the
+    share of answers no pattern could read (a sealed run's stays unpublished, as all its figures but one)."""
+    if chosen is None or not chosen.run.protocol:
+        return {}
+    unparsed = None if display.is_sealed(chosen.split) else (chosen.run.summary or {}).get("unparsed")
+    return {"protocol": get_protocol(chosen.run.protocol).describe(),
+            "unparsed": f"{unparsed['n']} of {chosen.run.summary['n_rows']} ({100 * unparsed['rate']:.1f}%)"
+            if unparsed else None}

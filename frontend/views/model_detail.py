@@ -45,5 +45,5 @@ def model_detail(request, hub_id):
         "robustness": robustness, "deltas": contamination["latest"], "delta_history": contamination["history"],
         "efficiency": payload.efficiency_rows(chosen.run.efficiency if chosen else {}),
         "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
-        "sealed_note": display.SEALED_BREAKDOWN_NOTE,
+        "sealed_note": display.SEALED_BREAKDOWN_NOTE, **payload.protocol_card(chosen),
     })

@@ -46,6 +46,12 @@ class EvaluationRun(LeasedJob):
     mode = models.CharField(max_length=20, default="logprobs")
     template = models.CharField(max_length=50, default="default")
     template_hash = models.CharField(max_length=64, blank=True)
+    protocol = models.CharField(
+        max_length=40, blank=True, default="",
+        help_text="a publisher's own protocol (evaluator/protocols.py, e.g. mmlu-pro-cot) that fixes prompt, shots, "
+                  "decoding and answer reading; template and template_hash then name it and its hash. '' = the "
+                  "leaderboard's own settings. Part of every board's key: runs of two protocols are never ranked "
+                  "together")
     use_chat_template = models.BooleanField(default=False)
     shots = models.PositiveSmallIntegerField(default=0)
     variants = models.JSONField(default=list)

@@ -29,6 +29,8 @@ from evaluator import checkpoint
 from evaluator.backends import create_backend
 from evaluator.precisions import resolve_load
 from evaluator.prompts import render_questions
+from evaluator.protocols import get_protocol
+from evaluator.protocols import render_questions as protocol_prompts
 
 from leaderboard.benchmarks.models import SEALED_SPLITS
 
@@ -277,6 +279,8 @@ def _sizing_prompts(run: EvaluationRun, inputs) -> list[str]:
     """Each question once, original order, with its topic's exemplars: the lengths the context must hold
     (answer-order variants differ by a few tokens, covered by the backend's margin)."""
     questions, dev = inputs
+    if run.protocol:  # with every exemplar: the longest a question's prompt can be before k is lowered
+        return protocol_prompts(get_protocol(run.protocol), questions, dev)
     return render_questions(questions, template=run.template, shots=run.shots, dev_questions=dev)
 
 

@@ -14,13 +14,15 @@ def _letters(answer: str) -> frozenset[str]:
 
 
 def engine_questions(*, version: BenchmarkVersion, split: str) -> list[EngineQuestion]:
-    """The split as the engine sees it. Sealed questions carry no answer: the predicting side never has it."""
+    """The split as the engine sees it, in the published order. Sealed questions carry no answer: the predicting side
+    never has it. `extra` is what the publisher's file carried beyond the question (MMLU-Pro's cot_content, the
+    worked answers its protocol shows as exemplars; never in the sealed split)."""
     sealed = split in SEALED_SPLITS
     rows = (version.questions.filter(split=split).order_by("position")
-            .values_list("uid", "text", "options", "answer", "topic__hub_field"))
+            .values_list("uid", "text", "options", "answer", "topic__hub_field", "extra"))
     return [EngineQuestion(question_id=uid, question=text, options=tuple(options),
-                           answer=None if sealed else _letters(answer), topic=topic)
-            for uid, text, options, answer, topic in rows]
+                           answer=None if sealed else _letters(answer), topic=topic, extra=extra or {})
+            for uid, text, options, answer, topic, extra in rows]
 
 
 def dev_exemplars(*, version: BenchmarkVersion) -> list[EngineQuestion]:
@@ -71,9 +73,13 @@ def run_rows(*, run: EvaluationRun) -> list[dict]:
     return [row for rows in run_chunks(run=run).values() for row in rows]
 
 
-def run_find_succeeded(*, version, split, model_ref, template, shots, variants, seed, mode, use_chat_template):
-    """An earlier successful run with exactly these settings on this dataset, if any."""
+def run_find_succeeded(*, version, split, model_ref, template, shots, variants, seed, mode, use_chat_template,
+                       protocol=""):
+    """An earlier successful run with exactly these settings on this dataset, if any (a protocol's run: of that
+    protocol, whatever template, shots and mode were asked)."""
+    settings = (dict(protocol=protocol) if protocol else
+                dict(protocol="", template=template, shots=shots, mode=mode))
     return (EvaluationRun.objects.filter(
-        benchmark_version=version, split=split, model_ref=model_ref, template=template, shots=shots,
-        variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template, status="succeeded",
+        benchmark_version=version, split=split, model_ref=model_ref, variants=variants, seed=seed,
+        use_chat_template=use_chat_template, status="succeeded", **settings,
     ).order_by("-finished_at").first())

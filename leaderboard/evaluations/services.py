@@ -17,6 +17,7 @@ from evaluator.metrics import summarize
 from evaluator.probe import MAX_NEW_TOKENS as PROBE_MAX_NEW_TOKENS
 from evaluator.probe import probe_counts, run_probe
 from evaluator.prompts import get_template, template_hash
+from evaluator.protocols import ProtocolError, apply_guesses, get_protocol
 from evaluator.questions import Question
 from evaluator.variants import parse_variants
 
@@ -62,14 +63,18 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
                backend: str = "transformers", precision: str = "auto", template: str = "default", shots: int = 0,
                variants=("original",), seed: int = 0, mode: str = "logprobs",
                use_chat_template: bool = False, submission=None, probe: bool = False,
-               chunk_size: int = 0, rerun_of: EvaluationRun | None = None) -> EvaluationRun:
+               chunk_size: int = 0, rerun_of: EvaluationRun | None = None, protocol: str = "") -> EvaluationRun:
     """The one way a run is made (first runs, re-runs, `manage.py evaluate`): its settings checked and its plan
-    fixed (chunk size, fingerprint, progress total) before the row is stored."""
+    fixed (chunk size, fingerprint, progress total) before the row is stored. `protocol`: a publisher's own
+    protocol (evaluator/protocols.py), which sets template, shots and mode itself (_protocol_settings)."""
     try:
         variants = list(parse_variants(variants))
-        get_template(template)
+        if not protocol:
+            get_template(template)
     except (ValueError, KeyError) as exc:
         raise RunConfigError("UNKNOWN_VARIANT_OR_TEMPLATE", str(exc).strip("'\"")) from None
+    if protocol:
+        template, shots, mode = _protocol_settings(protocol, version=version, variants=variants, backend=backend)
     if split not in version.split_hashes:
         raise RunConfigError("SPLIT_NOT_IMPORTED",
                              f"{version} has no {split} split imported; import it first (import_benchmark).")
@@ -84,28 +89,57 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
     run = EvaluationRun(
         submission=submission, rerun_of=rerun_of, benchmark_version=version, split=split, model_ref=model_ref,
         model_revision=model_revision,
-        backend=backend, precision=precision, template=template, template_hash=template_hash(template),
+        backend=backend, precision=precision, template=template,
+        template_hash=get_protocol(protocol).hash if protocol else template_hash(template), protocol=protocol,
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,
         dataset_hash=version.split_hashes[split], library_versions=library_versions(),
         probe=probe and split not in SEALED_SPLITS,  # open splits only (EvaluationRun.probed)
         chunk_size=chunk_size or chunk_size_for(backend, settings.RUN_CHUNK_SIZE),
     )
     # The plan is fixed now: every attempt computes these chunks, whatever the worker's settings say.
-    plan = _plan(run, *selectors.run_engine_inputs(run=run))
+    try:
+        plan = _plan(run, *selectors.run_engine_inputs(run=run))
+    except ProtocolError as exc:  # a category without worked exemplars in the dev split
+        raise RunConfigError(exc.code, f"{exc}.", "import the benchmark's dev split with its cot_content, or run "
+                                                  "without --protocol") from None
     run.plan_fingerprint, run.progress_total = plan.fingerprint, len(plan.items)
     run.save()
     return run
 
 
+def _protocol_settings(protocol: str, *, version: BenchmarkVersion, variants: list[str],
+                       backend: str) -> tuple[str, int, str]:
+    """(template, shots, mode) of a protocol run: its name, its shots, generation. Refused: an unknown protocol,
+    answer orders the protocol does not define, no dev split to take exemplars from, and a backend other than
+    vLLM where the deployment runs vLLM (RUN_BACKEND): 2,048-token chains of thought are a vLLM job."""
+    try:
+        proto = get_protocol(protocol)
+    except ProtocolError as exc:
+        raise RunConfigError(exc.code, f"{exc}.", "leave --protocol out for the leaderboard's own settings") from None
+    if variants != ["original"]:
+        raise RunConfigError("PROTOCOL_VARIANTS", f"{protocol} scores the published option order only.",
+                             "use --variants original")
+    if Split.DEV not in version.split_hashes:
+        raise RunConfigError("NO_DEV_SPLIT", f"{protocol} takes its exemplars from the dev split; import it first.")
+    if settings.RUN_BACKEND == "vllm" and backend != "vllm":
+        raise RunConfigError("PROTOCOL_BACKEND", f"{protocol} runs on vLLM in this deployment (RUN_BACKEND).",
+                             "use --backend vllm")
+    return proto.name, proto.shots, "generate"
+
+
 def _plan(run: EvaluationRun, questions: list[Question], dev: list[Question] | None) -> EvaluationPlan:
     return plan_evaluation(
         questions, variants=run.variants, seed=run.seed, chunk_size=run.chunk_size, template=run.template,
-        shots=run.shots, mode=run.mode, use_chat_template=run.use_chat_template, dev_questions=dev)
+        shots=run.shots, mode=run.mode, use_chat_template=run.use_chat_template, dev_questions=dev,
+        protocol=run.protocol or None)
 
 
 def max_new_tokens(run: EvaluationRun) -> int:
-    """Tokens a run generates after a prompt: 1 to score letters; generation mode and the probe reply at length."""
-    return max(GENERATE_TOKENS if run.mode == "generate" else 1, PROBE_MAX_NEW_TOKENS if run.probed else 1)
+    """Tokens a run generates after a prompt: 1 to score letters; generation mode, a protocol and the probe reply
+    at length."""
+    answer = get_protocol(run.protocol).max_new_tokens if run.protocol else (
+        GENERATE_TOKENS if run.mode == "generate" else 1)
+    return max(answer, PROBE_MAX_NEW_TOKENS if run.probed else 1)
 
 
 def run_claim(*, run: EvaluationRun) -> bool:
@@ -146,19 +180,20 @@ def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_
         backend, questions, template=run.template, shots=run.shots, dev_questions=dev, variants=run.variants,
         seed=run.seed, chunk_size=run.chunk_size, done_chunks=done,
         on_chunk=_chunk_store(run, on_progress_chunk), progress=report, mode=run.mode,
-        use_chat_template=run.use_chat_template, max_new_tokens=GENERATE_TOKENS,
-        expected_fingerprint=run.plan_fingerprint or None, plan=plan,
+        use_chat_template=run.use_chat_template, max_new_tokens=None if run.protocol else GENERATE_TOKENS,
+        expected_fingerprint=run.plan_fingerprint or None, plan=plan, protocol=run.protocol or None,
     )
+    card = backend.describe()  # before the probe: its decoding rule is the predictions' (a protocol's own)
     if measure:
         sample = fixed_sample(questions, key=lambda q: q.question_id)
-        tmpl = get_template(run.template)
+        tmpl = get_template("default" if run.protocol else run.template)  # efficiency: one letter-scoring pass
         prompts = [tmpl.render(q.question, q.options) for q in sample]
         run.efficiency = measure_efficiency(backend, prompts, use_chat_template=run.use_chat_template)
     if run.probed:  # generation is slow: keep the lease alive as in the predicting loop
         beat = (lambda done, total: on_progress_chunk()) if on_progress_chunk else None
         run.probe_rows = run_probe(backend, questions, seed=run.seed, use_chat_template=run.use_chat_template,
                                    progress=beat)
-    run.hardware = pg_json({"backend": backend.describe(), "machine": platform.machine(), "node": platform.node()})
+    run.hardware = pg_json({"backend": card, "machine": platform.machine(), "node": platform.node()})
     # Conditional: a run cancelled meanwhile stays cancelled.
     EvaluationRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING).update(
         efficiency=run.efficiency, hardware=run.hardware, probe_rows=run.probe_rows, status=RunStatus.SCORING)
@@ -173,6 +208,10 @@ def run_summarize(*, run: EvaluationRun) -> list[dict] | None:
     run was not SCORING (scored twice by a repeated message, or cancelled): then nothing changes."""
     key = selectors.answer_key(version=run.benchmark_version, split=run.split)
     rows = rescore_rows(selectors.run_rows(run=run), key)
+    if run.protocol:  # mmlu-pro-cot-guess: unread answers get the publisher's seeded guess (rows in plan order)
+        options = {q.question_id: q.options for q in selectors.engine_questions(version=run.benchmark_version,
+                                                                                split=run.split)}
+        rows = apply_guesses(get_protocol(run.protocol), rows, options, key)
     summary = summarize(rows, run.variants)  # stored whole; pages apply the sealed display rules
     if run.probed and run.probe_rows:
         summary["probe"] = probe_counts(run.probe_rows, key)

@@ -80,8 +80,8 @@ def _provenance(result, note=""):
     return {"run_id": run.pk, "benchmark": result.benchmark.slug, "benchmark_version": result.benchmark_version.number,
             "split": result.split, "sealed": display.is_sealed(result.split), "variant": result.primary_variant,
             "shots": result.shots, "backend": run.backend, "mode": run.mode, "use_chat_template": run.use_chat_template,
-            "template": run.template, "template_hash": run.template_hash, "dataset_hash": run.dataset_hash,
-            "library_versions": run.library_versions or {}, "note": note}
+            "template": run.template, "template_hash": run.template_hash, "protocol": run.protocol,
+            "dataset_hash": run.dataset_hash, "library_versions": run.library_versions or {}, "note": note}
 
 
 def _sealed(result, base, overall):

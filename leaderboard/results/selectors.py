@@ -24,9 +24,13 @@ from .reference import PUBLISHED_N
 SIZE_CLASSES = board.SIZE_CLASSES
 
 
-def _listed_results(**filters):
+def _listed_results(*, protocol="", **filters):
     """Succeeded, non-hidden runs' results (newest first), without sealed runs the Ladder rule did not show.
-    The runs' bulky JSON (summary, probe rows) is deferred: boards list 1,000s of runs and never read it."""
+    The runs' bulky JSON (summary, probe rows) is deferred: boards list 1,000s of runs and never read it.
+    protocol: the runs of one evaluation protocol ('' = the leaderboard's own settings, evaluations.models), so no
+    board, table or comparison mixes two protocols; None = every protocol (a model's own list of runs)."""
+    if protocol is not None:
+        filters["run__protocol"] = protocol
     return (RunResult.objects.filter(run__status=RunStatus.SUCCEEDED, run__hidden=False, **filters)
             .exclude(run__submission__hidden=True).exclude(model__hidden=True)
             .exclude(run_id__in=ladder.withheld_test_runs())
@@ -227,7 +231,8 @@ def model_hub_id(hub_id: str) -> str:
 
 
 def model_results(*, hub_id):
-    return list(visible_results(hub_id=model_hub_id(hub_id))
+    """A model's results of every protocol, newest first (its page lists them; boards never mix them)."""
+    return list(visible_results(hub_id=model_hub_id(hub_id), protocol=None)
                 .select_related("benchmark_version", "run__benchmark_version"))
 
 
@@ -254,7 +259,7 @@ def model_history(*, hub_id):
         agg = overall.get(r.pk)
         cell = display.cell(split=r.split, n=agg.n if agg else 0, correct=agg.correct if agg else 0)
         acc = cell["accuracy"]  # as published: a sealed run's change is the difference of its published figures
-        key = (r.benchmark.slug, r.split, r.shots)
+        key = (r.benchmark.slug, r.split, r.shots, r.run.protocol)
         before = previous.get(key)
         rows.append({"run_id": r.run_id, "benchmark": r.benchmark.slug, "benchmark_version": r.benchmark_version.number,
                      "split": r.split, "shots": r.shots, "variant": r.primary_variant, "revision": r.revision,
@@ -327,8 +332,8 @@ def version_get(*, benchmark, number=None):
 
 
 def result_get(*, run_id):
-    """The visible result of one run (None if unknown, unscored, hidden, or of a hidden model)."""
-    return visible_results(run_id=run_id).select_related("benchmark_version", "run").first()
+    """The visible result of one run, of any protocol (None if unknown, unscored, hidden, or of a hidden model)."""
+    return visible_results(run_id=run_id, protocol=None).select_related("benchmark_version", "run").first()
 
 
 def result_csv_rows(*, result):

@@ -18,6 +18,8 @@ def run_score(*, run: EvaluationRun) -> EvaluationRun:
     if rows is None:
         return run
     result = results_services.run_results_write(run=run, rows=rows, primary_variant=run.summary["primary_variant"])
-    if result is not None:
+    # Δ and the Ladder pair runs of the leaderboard's own settings: a protocol's run (evaluator/protocols.py, made
+    # by an admin) is never paired with them, nor decides which sealed figure a board shows.
+    if result is not None and not run.protocol:
         contamination_services.run_scored(result=result, rows=rows)
     return run

@@ -5,6 +5,7 @@ import signal
 
 from django.core.management.base import BaseCommand
 
+from evaluator.protocols import PROTOCOLS
 from evaluator.variants import parse_variants
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import SEALED_SPLITS, Split
@@ -31,6 +32,10 @@ class Command(BaseCommand):
         parser.add_argument("--shots", type=int, default=0)
         parser.add_argument("--variants", default="original", help="original, fixed-A..D, R1..R4, all, fixed, random")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--protocol", default="", choices=["", *sorted(PROTOCOLS)],
+                            help="a publisher's own protocol in place of --template/--shots/--mode: mmlu-pro-cot "
+                                 "(5-shot chain of thought; unread answers wrong) or mmlu-pro-cot-guess (unread "
+                                 "answers guessed as MMLU-Pro's script does); ranked on boards of its own")
         add_switches(parser, {
             "--chat-template": "wrap prompts in the tokenizer's chat template",
             "--probe": "also run the TS-Guessing memorization probe (one short generation per question; "
@@ -51,7 +56,7 @@ class Command(BaseCommand):
             earlier = selectors.run_find_succeeded(
                 version=version, split=o["split"], model_ref=o["model"], template=o["template"], shots=o["shots"],
                 variants=list(parse_variants(variants)), seed=o["seed"], mode=o["mode"],
-                use_chat_template=o["chat_template"])
+                use_chat_template=o["chat_template"], protocol=o["protocol"])
             if earlier is not None:
                 return self._print(earlier, version, line=o["line"])
         try:
@@ -59,7 +64,7 @@ class Command(BaseCommand):
                 version=version, split=o["split"], model_ref=o["model"], model_revision=o["revision"],
                 backend=o["backend"], precision=o["dtype"], template=o["template"], shots=o["shots"],
                 variants=variants, seed=o["seed"], mode=o["mode"],
-                use_chat_template=o["chat_template"], probe=o["probe"],
+                use_chat_template=o["chat_template"], probe=o["probe"], protocol=o["protocol"],
             )
         except services.RunConfigError as exc:
             raise refusal_of(exc) from None
