@@ -54,17 +54,50 @@ setup_vllm() {
   fi
 }
 
+# llama.cpp (llama-cpp-python, built here from its source distribution) lives apart too; tests marked `llamacpp`
+# run in it. LLAMACPP_CONVERTER is where setup_llamacpp puts llama.cpp's converter (evaluator/gguf_convert.py).
+LLAMACPP_VENV=${LLAMACPP_VENV:-.venv-llamacpp}
+
+setup_llamacpp() {
+  if [ ! -x "$LLAMACPP_VENV/bin/python" ]; then
+    echo "==> creating $LLAMACPP_VENV (llama.cpp through llama-cpp-python)"
+    "$PYTHON" -m venv "$LLAMACPP_VENV"
+  fi
+  local stamp="$LLAMACPP_VENV/.installed" want pin src
+  want=$(sha256sum < requirements/llamacpp.lock | cut -c1-16)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    pin=$(sed -n 's/^llama-cpp-python==\([^ ]*\).*/\1/p' requirements/llamacpp.lock)
+    echo "==> installing llama.cpp $pin into $LLAMACPP_VENV (requirements/llamacpp.lock; compiles llama.cpp:" \
+      "about 5 minutes on 2 idle cores)"
+    "$LLAMACPP_VENV/bin/pip" install --quiet --upgrade pip
+    # Portable: no -march=native (the machine that builds is not the one that runs); no tools, tests or examples.
+    CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
+      CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) install_lock "$LLAMACPP_VENV" requirements/llamacpp.lock
+    # The converter is not in the wheel: take it from the same pinned source distribution (one llama.cpp).
+    src=$(mktemp -d)
+    "$LLAMACPP_VENV/bin/pip" download --quiet --no-deps --no-binary :all: -d "$src" "llama-cpp-python==$pin"
+    rm -rf "$LLAMACPP_VENV/llama.cpp" && mkdir -p "$LLAMACPP_VENV/llama.cpp"
+    tar -xzf "$src"/llama_cpp_python-"$pin".tar.gz -C "$LLAMACPP_VENV/llama.cpp" --strip-components=3 \
+      "llama_cpp_python-$pin/vendor/llama.cpp/convert_hf_to_gguf.py" "llama_cpp_python-$pin/vendor/llama.cpp/conversion" \
+      "llama_cpp_python-$pin/vendor/llama.cpp/gguf-py" "llama_cpp_python-$pin/vendor/llama.cpp/LICENSE"
+    rm -rf "$src"
+    "$LLAMACPP_VENV/bin/python" -c "import llama_cpp" \
+      || { echo "llama_cpp does not import in $LLAMACPP_VENV" >&2; exit 1; }
+    echo "$want" > "$stamp"
+  fi
+}
+
 serve() {
   setup
   local py="$VENV/bin/python" host=${HOST:-127.0.0.1} port=${PORT:-8000}
   export DJANGO_SETTINGS_MODULE=leaderboard.settings.local
   "$py" manage.py migrate --no-input -v 0
   "$py" manage.py load_demo
-  echo "==> evaluating the demo models on the demo benchmark (validation and sealed test; skipped when done)"
-  local model split
+  echo "==> evaluating the demo models (Mobile-MMLU validation and sealed test, Mobile-MMLU-Pro and MMLU-Pro validation; skipped when done)"
+  local model board
   for model in tiny-random tiny-val-memorizer; do
-    for split in validation test; do
-      "$py" manage.py evaluate --model "demo/$model" --split "$split" --skip-if-done --line -v 0
+    for board in mobile-mmlu:validation mobile-mmlu:test mobile-mmlu-pro:validation mmlu-pro:validation; do
+      "$py" manage.py evaluate --model "demo/$model" --benchmark "${board%%:*}" --split "${board##*:}" --skip-if-done --line -v 0
     done
   done
   echo "==> starting the worker (queues default, gpu) on the embedded file broker"
@@ -90,6 +123,7 @@ for name, port in (("PostgreSQL", 5432), ("Redis", 6379)):
         sys.exit(f"{name} is not reachable on 127.0.0.1:{port}; start it (see docs/development.md, 'Tests and environments') and retry.")
 PY
   setup_vllm
+  setup_llamacpp
   set +e
   # The vLLM tests run alongside the rest, on a database and Redis databases of their own: both phases spend
   # much of their time waiting on workers, servers and PostgreSQL, so two cores finish them sooner together.
@@ -98,22 +132,33 @@ PY
   DATABASE_URL="${main_db%/*}/leaderboard_vllm" CELERY_BROKER_URL=redis://127.0.0.1:6379/11 \
     CACHE_URL=redis://127.0.0.1:6379/10 "$VLLM_VENV/bin/python" -m pytest -m vllm "$@" > "$vllm_log" 2>&1 &
   local vllm_pid=$!
-  "$VENV/bin/python" -m pytest -m "not vllm" "$@"
+  # llama.cpp's tests likewise, in .venv-llamacpp; they start after the vLLM phase's collection has begun.
+  local llamacpp_log; llamacpp_log=$(mktemp)
+  DATABASE_URL="${main_db%/*}/leaderboard_llamacpp" CELERY_BROKER_URL=redis://127.0.0.1:6379/13 \
+    CACHE_URL=redis://127.0.0.1:6379/12 "$LLAMACPP_VENV/bin/python" -m pytest -m llamacpp "$@" > "$llamacpp_log" 2>&1 &
+  local llamacpp_pid=$!
+  "$VENV/bin/python" -m pytest -m "not vllm and not llamacpp" "$@"
   local rc=$?
   wait "$vllm_pid"
   local vllm_rc=$?
+  wait "$llamacpp_pid"
+  local llamacpp_rc=$?
   echo "==> tests on the real vLLM engine (CPU build, $VLLM_VENV), run alongside the others"
   cat "$vllm_log"
-  rm -f "$vllm_log"
+  echo "==> tests on llama.cpp (llama-cpp-python, $LLAMACPP_VENV), run alongside the others"
+  cat "$llamacpp_log"
+  rm -f "$vllm_log" "$llamacpp_log"
   set -e
-  if [ "$rc" -eq 5 ] && [ "$vllm_rc" -eq 5 ]; then
+  if [ "$rc" -eq 5 ] && [ "$vllm_rc" -eq 5 ] && [ "$llamacpp_rc" -eq 5 ]; then
     echo "pytest collected no tests: treating that as a failure" >&2
     exit 1
   fi
-  [ "$rc" -eq 5 ] && rc=0        # the arguments selected vLLM tests only
+  [ "$rc" -eq 5 ] && rc=0        # the arguments selected vLLM or llama.cpp tests only
   [ "$vllm_rc" -eq 5 ] && vllm_rc=0  # ... or none
+  [ "$llamacpp_rc" -eq 5 ] && llamacpp_rc=0
   [ "$rc" -ne 0 ] && exit "$rc"
-  exit "$vllm_rc"
+  [ "$vllm_rc" -ne 0 ] && exit "$vllm_rc"
+  exit "$llamacpp_rc"
 }
 
 case "${1:-}" in

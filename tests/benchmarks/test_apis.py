@@ -12,7 +12,8 @@ def test_benchmark_list(client, demo_loaded):
     rows = {row["slug"]: row for row in client.get(reverse("api-benchmark-list")).json()}
     assert rows["mobile-mmlu"]["questions"] == {"dev": 240, "validation": 480, "test": 480}
     assert rows["mobile-mmlu"]["version"] == 1 and len(rows["mobile-mmlu"]["content_hash"]) == 64
-    assert rows["mobile-mmlu-pro"]["version"] is None
+    assert rows["mobile-mmlu-pro"]["version"] == 1  # the demo's Pro subset of validation
+    assert rows["mobile-mmlu-pro"]["questions"]["validation"] == 160
 
 
 def test_benchmark_detail_has_the_taxonomy_and_no_sealed_content(client, demo_loaded):

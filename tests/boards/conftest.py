@@ -1,6 +1,6 @@
-"""A general-knowledge board beside the demo's Mobile-MMLU one: a small invented question file imported as the
-open split of `mmlu-pro` (or `mmlu-cf`) through the real importer, and scored runs on it (make_run's
-`benchmark=`)."""
+"""General-knowledge boards beside the demo's Mobile-MMLU one: the demo's `mmlu-pro` (42 validation questions), or a
+small invented question file imported as the open split of `mmlu-cf` through the real importer; scored runs on them
+come from make_run's `benchmark=`."""
 import csv
 
 import pytest
@@ -10,7 +10,7 @@ from tests.results.conftest import make_run  # noqa: F401  (fixture)
 GENERAL_QUESTIONS = 40
 
 
-def general_import(tmp_path, slug="mmlu-pro"):
+def general_import(tmp_path, slug):
     """`slug` with GENERAL_QUESTIONS questions on its validation split, in two topics (its own, when the benchmark
     already has a taxonomy)."""
     from leaderboard.benchmarks import selectors as bench_selectors
@@ -34,6 +34,5 @@ def general_import(tmp_path, slug="mmlu-pro"):
 
 @pytest.fixture
 def general_board(demo_loaded, tmp_path):
-    """`mmlu-pro` imported; returns general_import, to add `mmlu-cf` too."""
-    general_import(tmp_path)
+    """The demo's `mmlu-pro`; returns general_import, to add `mmlu-cf`."""
     return lambda slug: general_import(tmp_path, slug)

@@ -12,7 +12,7 @@ from leaderboard.submissions.models import ModelEntry
 
 pytestmark = pytest.mark.django_db
 URL = "/api/v1/mobile-vs-general/"
-# hub id, correct of the 480 demo validation questions, correct of the 40 general ones
+# hub id, correct of the 480 demo validation questions, correct of the 42 of the demo MMLU-Pro
 MODELS = (("org/a", 400, 30), ("org/b", 350, 35), ("org/c", 300, 20), ("org/d", 250, 10))
 
 
