@@ -141,7 +141,7 @@ def test_mmlu_pro_imports_from_the_hub_at_a_pinned_revision(pro, fake_hub):
 @pytest.mark.parametrize("options,answer,index,column,fragment", [
     (["a", "N/A", "c", "d"], "C", 2, "options", "'N/A' option (option B) comes at or before the answer 'C'"),
     (["a", "b", "N/A", "d"], "C", 2, "options", "'N/A' option (option C) comes at or before the answer 'C'"),
-    (["a", "b", "c", "d"], "B", 2, "answer_index", "answer 'B' disagrees with answer_index '2' (option 'C')"),
+    (["a", "b", "c", "d"], "B", 2, "answer_index", "answer 'B' disagrees with answer_index '2' (option C)"),
     (["a", "N/A", "N/A", "N/A"], "A", 0, "options", "1 option(s) after dropping 3 'N/A' option(s)"),
     ([f"o{i}" for i in range(11)], "A", 0, "options", "11 options; at most 10"),
 ])
@@ -251,3 +251,14 @@ def test_a_folder_file_with_its_own_topic_column_keeps_it(tmp_path):
     run_import("mobile-mmlu-pro", "validation", "--path", tmp_path / "pro")
     questions = stored("mobile-mmlu-pro", "validation")
     assert {uid: q.topic.hub_field for uid, q in questions.items()} == {"p1": "first_aid", "p2": "pet_care"}
+
+
+def test_files_chooses_files_of_a_folder_only(pro, snapshot):
+    create("mmlu-pro", pro / PRO_TEST)
+    args = ("import_benchmark", "--benchmark", "mmlu-pro", "--split", "dev")
+    problem = only_problem(snapshot, *args, "--path", pro / PRO_VALIDATION, "--files", "*.parquet")
+    assert problem.file == "--files" and "--path FILE without it" in problem.hint
+    for pattern in ("data/dev-*.parquet", "/abs/*.parquet"):
+        problem = only_problem(snapshot, *args, "--path", pro, "--files", pattern)
+        assert problem.file == str(pro) and f"matches --files {pattern!r}" in problem.message
+        assert "relative to the dataset's root" in problem.hint

@@ -237,8 +237,9 @@ def _file_answer(record: RawRecord, state: _Pass) -> str | None:
                            hint="answer_index counts the options from 0 (0 is A)")
         return None
     if in_file and parse_answer(in_file) != OPTION_LETTERS[index]:
+        letter = "" if state.sealed else f" (option {OPTION_LETTERS[index]})"
         state.problems.add(record.file, f"answer {state.shown(in_file)} disagrees with answer_index "
-                                        f"{state.shown(raw_index)} (option {state.shown(OPTION_LETTERS[index])})",
+                                        f"{state.shown(raw_index)}{letter}",
                            row=record.row, column="answer_index",
                            hint="correct one of them (answer_index counts from 0: 0 is A); the importer will not "
                                 "guess which is right")
