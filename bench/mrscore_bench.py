@@ -2,8 +2,9 @@
 
     python bench/mrscore_bench.py [--n 400] [--batch-size 32] [--device cpu|cuda]
 
-Builds a ~30M-parameter random Llama-style judge locally (no downloads) with the demo
-tokenizer, generates demo-style questions, and judges them with the local judge
+Builds a ~30M-parameter random Llama-style judge locally (no downloads) with the bench
+tokenizer, generates questions shaped like the published Mobile-MMLU files (bench/real_shapes.py:
+the judge reads the question text, ~171 characters), and judges them with the local judge
 (transformers backend, log-prob scoring: one forward pass per question plus the
 "1"/"10" continuation pass where needed) twice on the same model and prompts:
 
@@ -11,7 +12,8 @@ tokenizer, generates demo-style questions, and judges them with the local judge
   batched         batch_size=N: left-padded batches; the prompt prefix shared by every
                   question (instructions, criteria) runs once per batch (prefix reuse)
 
-Checks that both give the same scores, prints questions/s and the ratio. No absolute-time
+Checks that both give the same scores, prints questions/s and the ratio, with the judge prompts' mean
+characters and tokens. No absolute-time
 assertions: machines differ.
 """
 from __future__ import annotations
@@ -24,7 +26,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from evaluator.demo_models import build_bench_model, build_demo_tokenizer, generate_demo_questions  # noqa: E402
+from bench.real_shapes import real_shaped_questions, sizes_label  # noqa: E402
+from bench.real_shapes import tokenizer as shapes_tokenizer  # noqa: E402
+from evaluator.demo_models import build_bench_model  # noqa: E402
 from evaluator.judges import create_judge, render  # noqa: E402
 
 
@@ -43,10 +47,10 @@ def main(argv=None):
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args(argv)
 
-    questions = generate_demo_questions(args.n, seed=3)
+    questions = real_shaped_questions(args.n, seed=3)
     texts = [q.question for q in questions]
     with tempfile.TemporaryDirectory() as tmp:
-        tok_dir = build_demo_tokenizer([render(t) for t in texts], Path(tmp) / "tok", vocab_size=2000)
+        tok_dir = shapes_tokenizer(Path(tmp) / "tok", [render(t) for t in texts[:20]])
         model_dir = str(build_bench_model(Path(tmp) / "judge", tok_dir, seed=0))
         single = create_judge("local", model_dir, batch_size=1, device=args.device)
         batched = create_judge("local", model_dir, batch_size=args.batch_size, device=args.device)
@@ -55,11 +59,14 @@ def main(argv=None):
 
         one, t_one = timed(single, texts)
         many, t_many = timed(batched, texts)
+        sizes = sizes_label([render(t, rendering=single.rendering) for t in texts],
+                            lambda p: len(single.backend.tokenizer.encode(p)))
 
     worst = max(abs(a.score - b.score) for a, b in zip(one, many))
     continued = sum(1 for v in many if v.ten_split == "continuation")
     print(f"judge: random Llama-style, {params / 1e6:.1f}M parameters, device {args.device}; {args.n} questions; "
           f"prompt {single.describe()['prompt_version']} ({single.rendering} rendering)")
+    print(f"judge prompts: {sizes}")
     print(f"continuation pass (\"1\" vs \"10\") on {continued} of {args.n} questions")
     print(f"{'one-at-a-time (batch 1)':<28} {args.n / t_one:8.1f} questions/s  ({t_one:.2f} s)")
     print(f"{f'batched (batch {args.batch_size})':<28} {args.n / t_many:8.1f} questions/s  ({t_many:.2f} s)")

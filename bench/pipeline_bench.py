@@ -1,10 +1,13 @@
 """End-to-end pipeline timing and prediction-persistence throughput, in one run.
 
-    python bench/pipeline_bench.py [--model tiny-val-memorizer] [--naive-rows 10000] [--torch-threads N]
+    python bench/pipeline_bench.py [--bank real-shapes|demo] [--model tiny-random|tiny-val-memorizer]
+                                   [--naive-rows 10000] [--torch-threads N]
 
 1. submit -> finished. A demo model (var/demo/<model> when ./dev.sh serve built it, else built
-   into a temporary folder as demo_models_build does) is published on a loopback fake Hugging Face hub; the demo
-   question bank is imported into a throw-away PostgreSQL database; real Celery workers run
+   into a temporary folder as demo_models_build does) is published on a loopback fake Hugging Face hub; the
+   questions are imported into a throw-away PostgreSQL database: by default the demo bank's sizes with the
+   published files' lengths (bench/real_shapes.py; the model is then tiny-random), or with --bank demo the demo
+   bank (its prompts are ~6x shorter than real ones); real Celery workers run
    in subprocesses on their own Redis database, laid out as docker/start-worker.sh does (a
    `gpu` worker and a `default` worker; --single-worker for one worker on both queues, as
    dev.sh serve); the model is submitted with `submission_create` (hub checks included) and
@@ -12,7 +15,7 @@
    awaited. Phases come from the runs' database timestamps and from timers the gpu/default
    worker processes put around the app's own functions (create_backend, the chunk store,
    the progress callback, measure_efficiency, run_score); the workers run the app's code
-   unchanged otherwise.
+   unchanged otherwise. Each run's column gives its mean prompt characters and tokens.
 2. persisting 16,186 x 9 predictions: the app's chunk store (PredictionChunk rows of 256
    predictions, bulk_create ignore_conflicts: services._chunk_store itself) vs a naive
    per-row table written with one ORM create() per prediction in autocommit. The naive path
@@ -188,6 +191,53 @@ def start_worker(env, queues, name):
 
 # --- part 1: submit -> finished ----------------------------------------------------------------
 
+def import_real_shaped_bank(tmp: Path) -> str:
+    """The demo bank's sizes (dev 240, validation 480, sealed test 480 over the 80 fields) with the published files'
+    lengths (bench/real_shapes.py), written in the hub layout with answer keys and imported by the real importer."""
+    import csv
+
+    from bench.real_shapes import real_shaped_questions
+    from leaderboard.benchmarks.demo import DEMO_BENCHMARK
+    from leaderboard.benchmarks.models import SEALED_SPLITS, Split
+    from leaderboard.benchmarks.services import benchmark_import
+
+    for i, (split, n) in enumerate(((Split.DEV, 240), (Split.VALIDATION, 480), (Split.TEST, 480))):
+        folder, by_field = tmp / "bank" / split, {}
+        folder.mkdir(parents=True)
+        questions = real_shaped_questions(n, seed=100 + i, prefix=f"bench-{split}")
+        for q in questions:
+            by_field.setdefault(q.topic, []).append(q)
+        for field, rows in by_field.items():
+            with open(folder / f"{field}.csv", "w", newline="", encoding="utf-8") as fh:
+                out = csv.writer(fh)
+                out.writerow(["question_id", "Question", "A", "B", "C", "D"])
+                out.writerows([q.question_id, q.question, *q.options] for q in rows)
+        answers = tmp / "bank" / f"{split}-answers.csv"
+        with open(answers, "w", newline="", encoding="utf-8") as fh:
+            out = csv.writer(fh)
+            out.writerow(["question_id", "answer"])
+            out.writerows([q.question_id, "".join(sorted(q.answer))] for q in questions)
+        benchmark_import(benchmark_slug=DEMO_BENCHMARK, split=split, path=folder, answers_path=answers,
+                         sealed=split in SEALED_SPLITS)
+    return "real-shaped bank (bench/real_shapes.py): dev 240, validation 480, sealed test 480"
+
+
+def prompt_sizes_of(run, model_dir: Path) -> tuple[float, float]:
+    """Mean characters and tokens of the prompts this run scored (its template and shots; original order), with
+    the model's tokenizer."""
+    from transformers import AutoTokenizer
+
+    from bench.real_shapes import prompt_sizes
+    from evaluator.prompts import render_questions
+    from leaderboard.evaluations.selectors import engine_questions
+
+    dev = engine_questions(version=run.benchmark_version, split="dev") if run.shots else None
+    prompts = render_questions(engine_questions(version=run.benchmark_version, split=run.split), template=run.template,
+                               shots=run.shots, dev_questions=dev)
+    tok = AutoTokenizer.from_pretrained(str(model_dir))
+    return prompt_sizes(prompts, lambda p: len(tok.encode(p)))
+
+
 def locate_model(name: str, tmp: Path) -> tuple[Path, str]:
     from leaderboard.benchmarks.demo import demo_models_dir
     from leaderboard.demo.seed import demo_models_build
@@ -248,8 +298,12 @@ def pipeline(args, tmp: Path):
     from tests.support.lifecycle import database_url
 
     t0 = time.perf_counter()
-    demo_import()
-    print(f"demo question bank imported in {time.perf_counter() - t0:.1f} s")
+    if args.bank == "demo":
+        demo_import()
+        bank = "demo question bank"
+    else:
+        bank = import_real_shaped_bank(tmp)
+    print(f"{bank} imported in {time.perf_counter() - t0:.1f} s")
     model_dir, how = locate_model(args.model, tmp)
     print(f"model {args.model}: {how}")
     if args.variants:
@@ -326,6 +380,7 @@ def pipeline(args, tmp: Path):
             "accuracy": run.summary["overall"]["accuracy"],
             "rows_per_s": run.progress_total / inference if inference > 0 else float("nan"),
         })
+        cols[-1]["prompt_chars"], cols[-1]["prompt_tokens"] = prompt_sizes_of(run, model_dir)
 
     layout = "one worker, queues gpu+default" if args.single_worker else "gpu worker + default worker"
     threads = args.torch_threads or os.environ.get("OMP_NUM_THREADS") or f"torch default ({os.cpu_count()})"
@@ -340,6 +395,8 @@ def pipeline(args, tmp: Path):
         print(f"{label:<{width}}" + "".join(f"{fmt.format(c[key]):>22}" for c in cols))
 
     row("(question, variant) items / chunks", "items", "{:,}")
+    row("mean prompt characters", "prompt_chars", "{:,.0f}")
+    row("mean prompt tokens", "prompt_tokens", "{:,.0f}")
     row("time in queue (enqueued_at -> claimed)", "queue")
     row("model load (create_backend: imports, download, load)", "load")
     row("  of which from_pretrained (backend load_seconds)", "load_seconds")
@@ -492,7 +549,12 @@ def persistence(args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="tiny-val-memorizer", choices=("tiny-val-memorizer", "tiny-random"))
+    parser.add_argument("--bank", default="real-shapes", choices=("real-shapes", "demo"),
+                        help="questions: the demo bank's sizes with the published files' lengths (default), or the "
+                        "demo bank itself (short questions: about 66 tokens per prompt)")
+    parser.add_argument("--model", choices=("tiny-val-memorizer", "tiny-random"),
+                        help="default: tiny-random on the real-shaped bank, tiny-val-memorizer (trained on the demo "
+                        "bank's validation answers) on the demo bank")
     parser.add_argument("--variants", default="", help="validation variants of the submission (default: the "
                         "settings' SUBMISSION_VALIDATION_VARIANTS, i.e. all 9)")
     parser.add_argument("--single-worker", action="store_true", help="one worker on gpu+default (as dev.sh)")
@@ -507,6 +569,9 @@ def main():
     args = parser.parse_args()
     if args.worker:
         return worker_main(args.worker, args.worker_name)
+    args.model = args.model or ("tiny-random" if args.bank == "real-shapes" else "tiny-val-memorizer")
+    if args.bank == "real-shapes" and args.model != "tiny-random":
+        parser.error("the real-shaped bank runs tiny-random (tiny-val-memorizer is trained on the demo bank)")
 
     # Before django.setup(): this process publishes to the bench's Redis database, not the tests'.
     os.environ["CELERY_BROKER_URL"] = BROKER
@@ -527,7 +592,7 @@ def main():
             if args.skip_pipeline:
                 from leaderboard.benchmarks.demo import demo_import
 
-                demo_import()
+                demo_import()  # the benchmark version the runs belong to; the rows are generated
             persistence(args)
     print(f"\nbench finished in {time.perf_counter() - start:.0f} s")
 
