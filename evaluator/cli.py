@@ -1,4 +1,5 @@
-"""`python -m evaluator`: run the engine on a local question file, no database."""
+"""`python -m evaluator`: run the engine on a local question file, no database.
+`python -m evaluator convert`: make a GGUF file from a checkpoint (evaluator/gguf_convert.py)."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +11,7 @@ from typing import Sequence
 from .backends import BackendError, available_backends, create_backend
 from .efficiency import fixed_sample, measure_efficiency
 from .engine import MODES, run_evaluation
+from .gguf_convert import QUANTS, ConvertError, convert
 from .prompts import TEMPLATES, get_template, render_questions
 from .metrics import summarize
 from .protocols import PROTOCOLS, ProtocolError, apply_guesses, get_protocol
@@ -20,7 +22,8 @@ from .variants import VariantError, parse_variants
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m evaluator", description=__doc__)
-    p.add_argument("--model", required=True, help="local folder or hub id (safetensors only; no remote code)")
+    p.add_argument("--model", required=True, help="local folder or hub id (safetensors only; no remote code); "
+                                                  "with --backend llamacpp a GGUF file")
     p.add_argument("--revision", default=None, help="hub revision (commit sha) to pin")
     p.add_argument("--questions", required=True, help="JSONL or CSV: question_id, question, A..J or options, [answer], [topic]")
     p.add_argument("--out", required=True, help="per-(question, variant) rows, JSONL")
@@ -46,8 +49,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--summary", default=None, help="write the summary JSON here instead of stdout")
     p.add_argument("--efficiency", action=argparse.BooleanOptionalAction, default=True,
                    help="measure load time, latency, throughput, memory (default on)")
+    p.add_argument("--threads", type=int, default=None, help="llamacpp: CPU threads (default 4)")
+    p.add_argument("--tokenizer", default=None,
+                   help="llamacpp: the base model's Hugging Face tokenizer (folder or hub id) every prompt's token "
+                        "ids must equal (default: the file's general.base_model; unchecked where it names none)")
     p.add_argument("--quiet", action="store_true")
     return p
+
+
+def build_convert_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m evaluator convert",
+                                description="Convert a checkpoint to GGUF with the pinned llama.cpp's converter, "
+                                            "then quantize it with llama.cpp's quantizer (no importance matrix).")
+    p.add_argument("--model", required=True, help="local checkpoint folder or hub id (safetensors)")
+    p.add_argument("--revision", default=None, help="hub revision (commit sha) to pin")
+    p.add_argument("--out", required=True, help="the GGUF file to write (its recipe goes to OUT.recipe.json)")
+    p.add_argument("--quant", required=True, choices=sorted(QUANTS))
+    p.add_argument("--threads", type=int, default=None, help="quantizer threads (default: all)")
+    return p
+
+
+def convert_main(argv: Sequence[str]) -> int:
+    args = build_convert_parser().parse_args(argv)
+    try:
+        recipe = convert(args.model, args.out, args.quant, revision=args.revision, threads=args.threads)
+    except ConvertError as exc:
+        _refuse(exc)
+        return 2
+    print(json.dumps(recipe, indent=2))
+    return 0
 
 
 def _refuse(exc: Exception, prefix: str = "", default: str = "INVALID") -> None:
@@ -56,6 +86,9 @@ def _refuse(exc: Exception, prefix: str = "", default: str = "INVALID") -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["convert"]:
+        return convert_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         questions = load_questions(args.questions)
@@ -76,8 +109,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         kwargs = {"revision": args.revision, "dtype": args.dtype, "seed": args.seed, "batch_size": args.batch_size,
                   "device": args.device}
-        if args.backend == "vllm":  # size the engine's context to these prompts, not the model's maximum
+        if args.backend in ("vllm", "llamacpp"):  # size the engine's context to these prompts, not the model's maximum
             kwargs.update(sizing_prompts=sizing, max_new_tokens=new_tokens, use_chat_template=args.chat_template)
+        if args.backend == "llamacpp":
+            kwargs.update(threads=args.threads, tokenizer=args.tokenizer)
         backend = create_backend(args.backend, args.model, **kwargs)
     except (BackendError, OSError, ValueError) as exc:
         _refuse(exc, f"cannot load model {args.model!r} with the {args.backend} backend: ", "MODEL_LOAD_ERROR")
@@ -116,7 +151,7 @@ def _evaluate(args, backend, questions, dev, variants) -> int:
 
     summary = result.summary
     if args.protocol:  # mmlu-pro-cot-guess: unread answers guessed as the publisher's script does
-        rows = apply_guesses(get_protocol(args.protocol), result.rows, {q.question_id: q.options for q in questions},
+        rows = apply_guesses(get_protocol(args.protocol), result.rows, questions,
                              {q.question_id: q.answer or () for q in questions})
         summary = summarize(rows, result.settings.get("variants")) | {"skipped_items": result.skipped_items}
     report = {"settings": result.settings, "fingerprint": result.fingerprint, "backend": backend.describe(),

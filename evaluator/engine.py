@@ -18,7 +18,7 @@ from typing import Any, Callable, Collection, Iterable, Mapping, Sequence
 from .backends.base import Backend
 from .metrics import summarize
 from .prompts import get_template, select_exemplars, template_hash, topic_shots
-from .protocols import Protocol, fit_prompt, get_protocol, original_letter, protocol_exemplars
+from .protocols import Protocol, category_of, fit_prompt, get_protocol, original_letter, protocol_exemplars
 from .protocols import extract_answer as protocol_extract_answer
 from .questions import Question
 from .scoring import decide_letters, extract_answer, is_correct
@@ -124,8 +124,9 @@ def plan_evaluation(
             t: [q.question_id for q in select_exemplars(dev_questions or (), t, shots)]
             for t in sorted({q.topic for q in questions})} if shots else {})
     else:  # the protocol's hash stands for its prompt, shots, decoding and answer reading
-        ident.update(protocol=proto.hash, exemplars={
-            t: [q.question_id for q in ex] for t, ex in protocol_exemplars(proto, questions, dev_questions).items()})
+        ident.update(protocol=proto.hash, categories=sorted({(q.topic, category_of(q)) for q in questions}),
+                     exemplars={t: [q.question_id for q in ex]
+                                for t, ex in protocol_exemplars(proto, questions, dev_questions).items()})
     fingerprint = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()
     return EvaluationPlan(items, chunk_size, fingerprint, skipped)
 
@@ -189,7 +190,7 @@ def _score_protocol_chunk(backend: Backend, items: list[WorkItem], proto: Protoc
     def count(prompt: str) -> int:
         return backend.count_tokens(prompt, use_chat_template=use_chat_template)
 
-    fitted = [fit_prompt(proto, it.question.question, it.view.options, it.question.topic,
+    fitted = [fit_prompt(proto, it.question.question, it.view.options, category_of(it.question),
                          exemplars[it.question.topic], count) for it in items]
     ready = [i for i, f in enumerate(fitted) if f is not None]
     texts = backend.generate([fitted[i][0] for i in ready], max_new_tokens=max_new_tokens,  # type: ignore[index]

@@ -103,10 +103,17 @@ def cot_of(exemplar: Question) -> str:
     return exemplar.extra["cot_content"].replace("A: Let's think step by step.", "Answer: Let's think step by step.")
 
 
-def render_prompt(protocol: Protocol, question: str, options: Sequence[str], topic: str,
+def category_of(question: Question) -> str:
+    """The category as published (the header names it; the guess orders categories by it): `extra["category"]`
+    where the question carries it (the leaderboard passes its topic's name: MMLU-Pro's "computer science" is the
+    topic whose hub_field is computer_science), else the topic."""
+    return str(question.extra.get("category") or question.topic)
+
+
+def render_prompt(protocol: Protocol, question: str, options: Sequence[str], category: str,
                   exemplars: Sequence[Question]) -> str:
     """generate_cot_prompt: the header for the category, each exemplar with its worked answer, then the question."""
-    return (protocol.header.replace("{$}", topic) + "\n"
+    return (protocol.header.replace("{$}", category) + "\n"
             + "".join(_block(e.question, e.options) + cot_of(e) + "\n\n" for e in exemplars)
             + _block(question, options) + "Answer: Let's think step by step.")
 
@@ -132,12 +139,12 @@ def protocol_exemplars(protocol: Protocol, questions: Sequence[Question],
     return out
 
 
-def fit_prompt(protocol: Protocol, question: str, options: Sequence[str], topic: str,
+def fit_prompt(protocol: Protocol, question: str, options: Sequence[str], category: str,
                exemplars: Sequence[Question], count_tokens: Callable[[str], int]) -> tuple[str, int] | None:
     """(prompt, k): the script's loop, k lowered from len(exemplars) until the prompt has fewer than
     `prompt_budget` tokens; None when even no exemplar fits (the script would go on to negative k)."""
     for k in range(len(exemplars), -1, -1):
-        prompt = render_prompt(protocol, question, options, topic, exemplars[:k])
+        prompt = render_prompt(protocol, question, options, category, exemplars[:k])
         if count_tokens(prompt) < protocol.prompt_budget:
             return prompt, k
     return None
@@ -172,11 +179,13 @@ def original_letter(options: Sequence[str], letter: str | None) -> str | None:
 # --- the script's random guess -------------------------------------------------------------------------------
 
 def official_guesses(rows: Iterable[Mapping[str, Any]], options: Mapping[str, Sequence[str]],
-                     answers: Mapping[str, Iterable[str]], seed: int) -> dict[str, bool]:
+                     answers: Mapping[str, Iterable[str]], seed: int,
+                     categories: Mapping[str, str] | None = None) -> dict[str, bool]:
     """question_id -> whether the script's random guess hits, for each row it would guess (no letter read).
 
     As evaluate_from_local.py does: random.seed(12345) once per execution; categories in sorted order, questions in
-    dataset order (the order of `rows` within a category); save_res runs twice per category, each run drawing
+    dataset order (the order of `rows` within a category; `categories`: topic -> category as published, the
+    names sorted); save_res runs twice per category, each run drawing
     random.randint(0, len(options) - 1) for every unparsed question, and the second run's hits are reported; the
     guess x hits when x == answer_index (the answer's index in the stored options). len(options) counts the shown
     options (N/A dropped)."""
@@ -185,7 +194,7 @@ def official_guesses(rows: Iterable[Mapping[str, Any]], options: Mapping[str, Se
     for r in rows:
         by_topic.setdefault(r.get("topic", ""), []).append(r)
     hits = {}
-    for topic in sorted(by_topic):
+    for topic in sorted(by_topic, key=lambda t: (categories or {}).get(t, t)):
         unread = [r["question_id"] for r in by_topic[topic] if not r.get("predicted")]
         for qid in unread:  # the first save_res: drawn, not reported
             rng.randint(0, len(shown_options(options[qid])) - 1)
@@ -195,13 +204,14 @@ def official_guesses(rows: Iterable[Mapping[str, Any]], options: Mapping[str, Se
     return hits
 
 
-def apply_guesses(protocol: Protocol, rows: Sequence[dict[str, Any]], options: Mapping[str, Sequence[str]],
+def apply_guesses(protocol: Protocol, rows: Sequence[dict[str, Any]], questions: Sequence[Question],
                   answers: Mapping[str, Iterable[str]]) -> list[dict[str, Any]]:
     """Scored rows under the protocol's rule for unread answers: as they are (wrong), or with the script's guess
-    (`correct` from the guess, `guessed: True`)."""
+    (`correct` from the guess, `guessed: True`). `questions`: the run's, in the published order."""
     if protocol.unparsed != UNPARSED_GUESS:
         return list(rows)
-    hits = official_guesses(rows, options, answers, protocol.guess_seed or 0)
+    hits = official_guesses(rows, {q.question_id: q.options for q in questions}, answers, protocol.guess_seed or 0,
+                            {q.topic: category_of(q) for q in questions})
     out = []
     for r in rows:
         if r["question_id"] in hits and r.get("correct") is not None:
@@ -214,4 +224,4 @@ def render_questions(protocol: Protocol, questions: Sequence[Question],
                      dev_questions: Sequence[Question] | None) -> list[str]:
     """Each question with all its category's exemplars: the longest prompts a run can send (context sizing)."""
     exemplars = protocol_exemplars(protocol, questions, dev_questions)
-    return [render_prompt(protocol, q.question, q.options, q.topic, exemplars[q.topic]) for q in questions]
+    return [render_prompt(protocol, q.question, q.options, category_of(q), exemplars[q.topic]) for q in questions]

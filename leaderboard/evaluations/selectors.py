@@ -16,13 +16,16 @@ def _letters(answer: str) -> frozenset[str]:
 def engine_questions(*, version: BenchmarkVersion, split: str) -> list[EngineQuestion]:
     """The split as the engine sees it, in the published order. Sealed questions carry no answer: the predicting side
     never has it. `extra` is what the publisher's file carried beyond the question (MMLU-Pro's cot_content, the
-    worked answers its protocol shows as exemplars; never in the sealed split)."""
+    worked answers its protocol shows as exemplars; never in the sealed split) and `category`, the topic's name as
+    published (MMLU-Pro's protocol names it in its header: "computer science", whose hub_field is computer_science).
+    """
     sealed = split in SEALED_SPLITS
     rows = (version.questions.filter(split=split).order_by("position")
-            .values_list("uid", "text", "options", "answer", "topic__hub_field", "extra"))
+            .values_list("uid", "text", "options", "answer", "topic__hub_field", "topic__name", "extra"))
     return [EngineQuestion(question_id=uid, question=text, options=tuple(options),
-                           answer=None if sealed else _letters(answer), topic=topic, extra=extra or {})
-            for uid, text, options, answer, topic, extra in rows]
+                           answer=None if sealed else _letters(answer), topic=topic,
+                           extra={**(extra or {}), "category": name})
+            for uid, text, options, answer, topic, name, extra in rows]
 
 
 def dev_exemplars(*, version: BenchmarkVersion) -> list[EngineQuestion]:

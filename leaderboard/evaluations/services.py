@@ -209,9 +209,8 @@ def run_summarize(*, run: EvaluationRun) -> list[dict] | None:
     key = selectors.answer_key(version=run.benchmark_version, split=run.split)
     rows = rescore_rows(selectors.run_rows(run=run), key)
     if run.protocol:  # mmlu-pro-cot-guess: unread answers get the publisher's seeded guess (rows in plan order)
-        options = {q.question_id: q.options for q in selectors.engine_questions(version=run.benchmark_version,
-                                                                                split=run.split)}
-        rows = apply_guesses(get_protocol(run.protocol), rows, options, key)
+        questions = selectors.engine_questions(version=run.benchmark_version, split=run.split)
+        rows = apply_guesses(get_protocol(run.protocol), rows, questions, key)
     summary = summarize(rows, run.variants)  # stored whole; pages apply the sealed display rules
     if run.probed and run.probe_rows:
         summary["probe"] = probe_counts(run.probe_rows, key)

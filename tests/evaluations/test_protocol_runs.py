@@ -10,7 +10,7 @@ from django.test import override_settings
 from django.urls import reverse
 
 from evaluator.backends import create_backend
-from evaluator.protocols import get_protocol
+from evaluator.protocols import category_of, get_protocol, protocol_exemplars, render_prompt
 from leaderboard.benchmarks.crypto import encrypt_answer
 from leaderboard.benchmarks.models import Benchmark, BenchmarkVersion, Category, Question, Subcategory, Topic
 from leaderboard.evaluations import selectors, services
@@ -19,6 +19,7 @@ from leaderboard.results import selectors as results_selectors
 from leaderboard.scoring.services import run_score
 from tests.evaluator import mmlu_pro_official as official
 from tests.evaluator.test_mmlu_pro_protocol import DEV, TEST
+from tests.support.publisher_layouts import PRO_TEST, PRO_VALIDATION, make_pro_rows, write_mmlu_pro
 from tests.support.refusals import refusal_of
 from tests.support.sealed import assert_no_sealed_content
 
@@ -76,9 +77,9 @@ def test_a_protocol_run_records_its_settings_and_scores_as_the_protocol_says(cot
     assert default.plan_fingerprint != run.plan_fingerprint and default.template_hash != run.template_hash
 
 
-def test_the_random_guess_option_gives_the_official_figures(cot_ramble_model_dir, tmp_path):
+def test_the_random_guess_option_gives_the_official_figures(cot_shrug_model_dir, tmp_path):
     version = make_benchmark()
-    run = run_through(version, cot_ramble_model_dir, protocol="mmlu-pro-cot-guess")
+    run = run_through(version, cot_shrug_model_dir, protocol="mmlu-pro-cot-guess")
     rows = selectors.run_rows(run=run)
     assert all(r["parsed"] is False for r in rows)  # no letter in the reply: every answer is guessed
     res = {}
@@ -155,3 +156,37 @@ def test_where_the_deployment_runs_vllm_a_protocol_run_goes_to_vllm():
     run = services.run_create(version=version, split="validation", model_ref="org/m", backend="vllm",
                               protocol="mmlu-pro-cot")
     assert run.backend == "vllm" and services.max_new_tokens(run) == 2048
+
+
+def test_mmlu_pro_imported_from_its_files_runs_as_its_script_runs_it(cot_shrug_model_dir, tmp_path, monkeypatch):
+    """Through the real import (create_benchmark, import_benchmark from the publisher's Parquet files): the prompts
+    the run sends are the official script's for the raw rows, and the random-guess figures are the script's."""
+    test_rows = make_pro_rows(per_category=3)
+    dev_rows = make_pro_rows(per_category=2, first_id=0, worked=True)
+    root = write_mmlu_pro(tmp_path / "MMLU-Pro", test_rows=test_rows, validation_rows=dev_rows)
+    call_command("create_benchmark", "--slug", "mmlu-pro", "--topics-from", str(root / PRO_TEST), verbosity=0)
+    for split, path in (("dev", PRO_VALIDATION), ("validation", PRO_TEST)):
+        call_command("import_benchmark", "--benchmark", "mmlu-pro", "--split", split, "--path", str(root / path),
+                     verbosity=0)
+    version = BenchmarkVersion.objects.get(benchmark__slug="mmlu-pro")
+    questions = selectors.engine_questions(version=version, split="validation")
+    exemplars = protocol_exemplars(get_protocol("mmlu-pro-cot"), questions, selectors.dev_exemplars(version=version))
+
+    (tmp_path / "cot_prompt_lib").mkdir()
+    (tmp_path / "cot_prompt_lib" / "initial_prompt.txt").write_text(official.INITIAL_PROMPT)
+    monkeypatch.chdir(tmp_path)
+    val_df = official.preprocess(copy.deepcopy(dev_rows))
+    by_id = {str(r["question_id"]): r for r in official.preprocess(copy.deepcopy(test_rows))}
+    for q in questions:
+        ours = render_prompt(get_protocol("mmlu-pro-cot"), q.question, q.options, category_of(q), exemplars[q.topic])
+        assert ours == official.generate_cot_prompt(val_df, by_id[q.question_id], 5)
+
+    run = run_through(version, cot_shrug_model_dir, protocol="mmlu-pro-cot-guess")
+    res = {}
+    for r in by_id.values():
+        res.setdefault(r["category"], []).append({**r, "pred": None})
+    figures = official.official_figures(res, str(tmp_path / "res.json"))
+    assert run.summary["unparsed"]["n"] == len(test_rows) and "computer_science" in run.summary["per_topic"]
+    assert {t.replace("_", " "): (b["correct"], b["n"]) for t, b in run.summary["per_topic"].items()} == {
+        c: (corr, corr + wrong) for c, (_, corr, wrong) in figures.items()}
+    assert 0 < run.summary["random_guess"]["correct"] < len(test_rows)

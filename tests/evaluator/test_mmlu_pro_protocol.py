@@ -148,28 +148,32 @@ def test_the_random_guess_reproduces_the_official_figures(tmp_path):
     """Many unread answers over three categories of uneven sizes: the per-category figures the script prints."""
     import random
     rng = random.Random(7)
-    rows, res_by_subject, options, answers = [], {}, {}, {}
-    for c, category in enumerate(["physics", "biology", "other"]):  # processed in sorted order, not this one
+    rows, res_by_subject, questions, answers = [], {}, [], {}
+    # Processed in the sorted order of the categories as published, not this one, nor that of the topics' keys.
+    for c, (topic, category) in enumerate([("physics", "physics"), ("biology", "biology"),
+                                           ("computer_science", "computer science"),
+                                           ("computer_aided", "computer-aided")]):  # the keys sort the other way
         for i in range(60 + 13 * c):
             n = rng.choice([4, 7, 10])
             opts = [f"o{j}" for j in range(n)] + ["N/A"] * (10 - n)  # N/A padding: the guess counts the shown ones
             answer_index = rng.randrange(n)
             pred = rng.choice([None, None, LETTERS[answer_index], "A"])
             qid = f"{category}-{i}"
-            options[qid], answers[qid] = opts, {LETTERS[answer_index]}
-            rows.append({"question_id": qid, "topic": category, "variant": "original", "predicted": pred,
+            questions.append(Question(qid, "?", tuple(opts), None, topic, {"category": category}))
+            answers[qid] = {LETTERS[answer_index]}
+            rows.append({"question_id": qid, "topic": topic, "variant": "original", "predicted": pred,
                          "correct": pred == LETTERS[answer_index], "parsed": pred is not None})
             res_by_subject.setdefault(category, []).append(
                 {"options": [o for o in opts if o != "N/A"], "answer_index": answer_index,
                  "answer": LETTERS[answer_index], "pred": pred})
     figures = official.official_figures(res_by_subject, str(tmp_path / "res.json"))
-    scored = apply_guesses(GUESS, rows, options, answers)
+    scored = apply_guesses(GUESS, rows, questions, answers)
     for category, (_, corr, wrong) in figures.items():
-        mine = [r for r in scored if r["topic"] == category]
+        mine = [r for r in scored if r["question_id"].startswith(f"{category}-")]
         assert (sum(r["correct"] for r in mine), len(mine)) == (corr, corr + wrong)
     guessed = [r for r in scored if r.get("guessed")]
     assert len(guessed) == sum(r["predicted"] is None for r in rows) and 0 < sum(r["correct"] for r in guessed)
-    assert apply_guesses(COT, rows, options, answers) == rows  # the default: unread answers stay wrong
+    assert apply_guesses(COT, rows, questions, answers) == rows  # the default: unread answers stay wrong
 
 
 def test_the_protocols_are_named_versioned_and_hashed():

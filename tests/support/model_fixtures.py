@@ -97,13 +97,14 @@ def expected_biased_probs(vocab_size: int, letters: str) -> tuple[dict[str, floa
 COT_PROMPT_END = "Answer: Let's think step by step."
 COT_REPLY = " The answer is (B)\nQuestion:"  # a reply that states its letter, then starts the next question
 COT_RAMBLE = " so we weigh each choice and then"  # a reply that never states a letter nor stops
+COT_SHRUG = " so we weigh\nQuestion:"  # a reply that states no letter, then stops
 
 
 @pytest.fixture(scope="session")
 def cot_tokenizer_dir(models_dir) -> Path:
     """A BPE tokenizer trained on MMLU-Pro-style prompts and the chain replies, so their words are whole tokens."""
     texts = [f"Question:\nWhat is {i} plus {i}?\nOptions:\nA. {i}\nB. {2 * i}\n{COT_PROMPT_END}"
-             f"{COT_REPLY}{COT_RAMBLE}" for i in range(40)]
+             f"{COT_REPLY}{COT_RAMBLE}{COT_SHRUG}" for i in range(40)]
     return build_demo_tokenizer(texts * 5, models_dir / "cot-tokenizer", vocab_size=600)
 
 
@@ -151,3 +152,9 @@ def cot_reply_model_dir(models_dir, cot_tokenizer_dir) -> Path:
 def cot_ramble_model_dir(models_dir, cot_tokenizer_dir) -> Path:
     """Replies COT_RAMBLE over and over: no letter, no stop string, so only max_new_tokens ends it."""
     return build_chain_model(models_dir / "cot-ramble", cot_tokenizer_dir, COT_RAMBLE)
+
+
+@pytest.fixture(scope="session")
+def cot_shrug_model_dir(models_dir, cot_tokenizer_dir) -> Path:
+    """Replies COT_SHRUG: no letter to read, then "Question:" (every answer unread, each reply a few tokens)."""
+    return build_chain_model(models_dir / "cot-shrug", cot_tokenizer_dir, COT_SHRUG)
