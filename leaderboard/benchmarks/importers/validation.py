@@ -73,7 +73,7 @@ def _cell(value) -> str:
     return str(value).strip()
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Options:
     texts: tuple[str, ...]  # what is stored, lettered A, B, ...
     dropped: tuple[int, ...] = ()  # 0-based positions of the "N/A" options dropped from a published list
@@ -224,7 +224,7 @@ def _file_answer(record: RawRecord, state: _Pass) -> str | None:
     """The file's own answer ('' if none): its 'answer' column, checked against MMLU-Pro's 'answer_index' (the
     0-based position of the one correct option), or that index's letter alone. None after a problem."""
     in_file = _cell(record.values.get("answer"))
-    raw_index = _cell(record.values.get("answer_index"))
+    raw_index = _cell(record.values["answer_index"]) if "answer_index" in record.values else ""
     if not raw_index:
         return in_file
     try:
@@ -290,7 +290,8 @@ def _answer(record: RawRecord, state: _Pass, uid: str, options: _Options, in_key
 def _extra(record: RawRecord, state: _Pass) -> dict:
     """Question.extra: the record's non-empty src and cot_content. A worked chain of thought states the answer,
     so it is never kept for the sealed split (counted, and the import's report says so)."""
-    extra = {column: text for column in EXTRA_COLUMNS if (text := _cell(record.values.get(column)))}
+    extra = {column: text for column in EXTRA_COLUMNS if column in record.values
+             and (text := _cell(record.values[column]))}
     if state.sealed and extra.pop("cot_content", None):
         state.cot_dropped += 1
     return extra
