@@ -55,7 +55,7 @@ setup_vllm() {
 }
 
 # llama.cpp (llama-cpp-python, built here from its source distribution) lives apart too; tests marked `llamacpp`
-# run in it. LLAMACPP_CONVERTER is where setup_llamacpp puts llama.cpp's converter (evaluator/gguf_convert.py).
+# run in it. setup_llamacpp puts llama.cpp's converter in $LLAMACPP_VENV/llama.cpp (evaluator/gguf_convert.py).
 LLAMACPP_VENV=${LLAMACPP_VENV:-.venv-llamacpp}
 
 setup_llamacpp() {
@@ -63,23 +63,24 @@ setup_llamacpp() {
     echo "==> creating $LLAMACPP_VENV (llama.cpp through llama-cpp-python)"
     "$PYTHON" -m venv "$LLAMACPP_VENV"
   fi
-  local stamp="$LLAMACPP_VENV/.installed" want pin src
+  local stamp="$LLAMACPP_VENV/.installed" want pin src dest
   want=$(sha256sum < requirements/llamacpp.lock | cut -c1-16)
   if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     pin=$(sed -n 's/^llama-cpp-python==\([^ ]*\).*/\1/p' requirements/llamacpp.lock)
-    echo "==> installing llama.cpp $pin into $LLAMACPP_VENV (requirements/llamacpp.lock; compiles llama.cpp:" \
-      "about 5 minutes on 2 idle cores)"
+    echo "==> installing llama.cpp (llama-cpp-python $pin) into $LLAMACPP_VENV (requirements/llamacpp.lock;" \
+      "compiles llama.cpp: about 5 minutes on 2 idle cores)"
     "$LLAMACPP_VENV/bin/pip" install --quiet --upgrade pip
-    # Portable: no -march=native (the machine that builds is not the one that runs); no tools, tests or examples.
+    # Portable (no -march=native: the machine that builds is not the one that runs); no tools, tests or examples.
+    # The source distribution carries llama.cpp's git metadata: the build records its commit (ggml_commit()).
     CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF" \
       CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) install_lock "$LLAMACPP_VENV" requirements/llamacpp.lock
-    # The converter is not in the wheel: take it from the same pinned source distribution (one llama.cpp).
+    # The converter is not in the wheel: copied from the same pinned source distribution (one llama.cpp).
     src=$(mktemp -d)
     "$LLAMACPP_VENV/bin/pip" download --quiet --no-deps --no-binary :all: -d "$src" "llama-cpp-python==$pin"
-    rm -rf "$LLAMACPP_VENV/llama.cpp" && mkdir -p "$LLAMACPP_VENV/llama.cpp"
-    tar -xzf "$src"/llama_cpp_python-"$pin".tar.gz -C "$LLAMACPP_VENV/llama.cpp" --strip-components=3 \
-      "llama_cpp_python-$pin/vendor/llama.cpp/convert_hf_to_gguf.py" "llama_cpp_python-$pin/vendor/llama.cpp/conversion" \
-      "llama_cpp_python-$pin/vendor/llama.cpp/gguf-py" "llama_cpp_python-$pin/vendor/llama.cpp/LICENSE"
+    tar -xzf "$src/llama_cpp_python-$pin.tar.gz" -C "$src"
+    dest=$(realpath "$LLAMACPP_VENV")/llama.cpp
+    rm -rf "$dest" && mkdir -p "$dest"
+    (cd "$src/llama_cpp_python-$pin/vendor/llama.cpp" && cp -r convert_hf_to_gguf.py conversion gguf-py LICENSE "$dest/")
     rm -rf "$src"
     "$LLAMACPP_VENV/bin/python" -c "import llama_cpp" \
       || { echo "llama_cpp does not import in $LLAMACPP_VENV" >&2; exit 1; }

@@ -2,7 +2,9 @@ import pytest
 
 from tests.support.db import db_snapshot
 
-pytest_plugins = ["tests.support.model_fixtures", "tests.support.fake_hub"]  # shared fixtures
+pytest_plugins = [  # shared fixtures
+    "tests.support.model_fixtures", "tests.support.fake_hub", "tests.support.gguf_fixtures",
+]
 
 
 # marker: (the module its tests need, where ./dev.sh test runs them)

@@ -1,5 +1,5 @@
-"""Backends registered lazily by name (evaluator/registry.py): importing this package imports neither torch
-nor vLLM; `create_backend("vllm", ...)` does."""
+"""Backends registered lazily by name (evaluator/registry.py): importing this package imports neither torch,
+vLLM nor llama.cpp; `create_backend("vllm", ...)` does."""
 from __future__ import annotations
 
 from typing import Any
@@ -10,6 +10,7 @@ from .base import Backend, BackendError, BackendUnavailable, encode_prompt, lett
 BACKENDS: LazyRegistry[Backend] = LazyRegistry("backend", {
     "transformers": "evaluator.backends.transformers_backend:TransformersBackend",
     "vllm": "evaluator.backends.vllm_backend:VLLMBackend",
+    "llamacpp": "evaluator.backends.llamacpp_backend:LlamaCppBackend",
 }, error=BackendError)
 
 

@@ -28,9 +28,9 @@ def test_a_target_that_is_not_module_colon_class_is_refused(target):
 
 
 def test_backends_and_judges_use_it():
-    assert available_backends() == ["transformers", "vllm"] == BACKENDS.names()
+    assert available_backends() == ["llamacpp", "transformers", "vllm"] == BACKENDS.names()
     assert set(JUDGE_KINDS) == {"local", "http"}
-    with pytest.raises(BackendError, match="unknown backend 'nope'; known: transformers, vllm"):
+    with pytest.raises(BackendError, match="unknown backend 'nope'; known: llamacpp, transformers, vllm"):
         get_backend_class("nope")
     with pytest.raises(JudgeError, match="unknown judge kind 'nope'; known: http, local"):
         create_judge("nope", "org/model")
