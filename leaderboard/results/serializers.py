@@ -80,6 +80,9 @@ class ReproducibilitySerializer(serializers.Serializer):
     library_versions = serializers.SerializerMethodField()
     template = serializers.CharField()
     template_hash = serializers.CharField()
+    protocol = serializers.CharField(help_text="a publisher's own evaluation protocol (e.g. mmlu-pro-cot; template "
+                                               "and template_hash then name it and its hash), '' for the "
+                                               "leaderboard's own settings")
     dataset_hash = serializers.CharField()
     seed = serializers.IntegerField()
     hardware = serializers.SerializerMethodField()
