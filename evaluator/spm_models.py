@@ -25,6 +25,11 @@ FAMILIES = {
 # sliding window here (Phi-3-mini's 2047 would make llama.cpp's cache a sliding one).
 CONFIG_EXTRA: dict[str, dict[str, Any]] = {"phi3": {"original_max_position_embeddings": 4096, "sliding_window": None}}
 SPECIALS = {"unk": "<unk>", "bos": "<s>", "eos": "</s>"}
+# A plain chat template (one user turn, then the assistant's): the converter copies it into the GGUF file. No BOS
+# text in it: after a special token written as text llama.cpp's SentencePiece tokenizer adds the space prefix
+# and tokenizers 0.23 does not, so their ids differ (the backend's tokenizer check reports it at position 1).
+CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}\n{% endfor %}"
+                 "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
 
 
 def build_spm_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_size: int = 1000) -> Path:
@@ -57,7 +62,7 @@ def _hf_tokenizer(spm_file: Path, family: str, out: Path) -> Any:
     shutil.copy(spm_file, out / "tokenizer.model")
     config = {"tokenizer_class": FAMILIES[family][2], "bos_token": SPECIALS["bos"], "eos_token": SPECIALS["eos"],
               "unk_token": SPECIALS["unk"], "pad_token": None, "add_bos_token": True, "add_eos_token": False,
-              "legacy": False, "model_max_length": 4096}
+              "model_max_length": 4096, "chat_template": CHAT_TEMPLATE}
     (out / "tokenizer_config.json").write_text(json.dumps(config, indent=2))
     tok = AutoTokenizer.from_pretrained(str(out))
     tok.save_pretrained(str(out))

@@ -180,6 +180,8 @@ def test_a_tokenizer_mismatch_fails_with_its_code_and_position(gguf_files, spm_m
     same = llamacpp(path, tokenizer=str(spm_model_dirs["llama"]))  # its own base model: every id agrees
     try:
         assert all(same.letter_logprobs(prompts))
+        assert all(same.letter_logprobs(prompts, use_chat_template=True))  # the file's chat template, rendered
+        assert same.count_tokens(prompts[0], use_chat_template=True) > same.count_tokens(prompts[0])
         assert same.describe()["tokenizer_check"] == {"reference": str(spm_model_dirs["llama"]), "checked": True}
     finally:
         same.close()
