@@ -152,9 +152,10 @@ def quantize(f32_file: str | Path, out: str | Path, quant: str, *, threads: int 
     the recipe is the f32 file's with this step added."""
     src = Path(f32_file)
     made = json.loads(Path(f"{src}.recipe.json").read_text(encoding="utf-8"))
-    if made["quant"] != "f32" or QUANTS.get(quant, ("", None))[1] is None:
+    ftype = QUANTS.get(quant, ("", None))[1]
+    if made["quant"] != "f32" or ftype is None:
         raise ConvertError(f"quantize makes q8_0, q4_0 or q4_k_m from an f32 file that convert made, "
                            f"not {quant} from {made['quant']}", "UNKNOWN_QUANT")
     out = Path(out)
-    _quantize(src, out, QUANTS[quant][1], threads)
+    _quantize(src, out, ftype, threads)
     return _recipe(out, made["source"], made["revision"], quant, [*made["steps"], f"llama_model_quantize {quant.upper()}"])
