@@ -20,6 +20,8 @@ PRECISIONS_BY_BACKEND: dict[str, frozenset[str]] = {
     "vllm": frozenset({"auto", "bfloat16", "float16", "float32", "fp8", "int8", "gptq-8bit", "gptq-4bit",
                        "awq-4bit"}),
     "transformers": frozenset({"auto", "bfloat16", "float16", "float32"}),
+    # llama.cpp runs a GGUF file's own tensor types: the precision says only that the model is a GGUF file.
+    "llamacpp": frozenset({"auto", "gguf"}),
 }
 _DTYPES = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "fp8": "bfloat16",
            "int8": "float16", "gptq-8bit": "float16", "gptq-4bit": "float16", "awq-4bit": "float16"}

@@ -13,6 +13,11 @@ class SubmissionForm(forms.Form):
     hub_id = forms.CharField(label="Hugging Face model id", max_length=200, strip=False,
                              widget=forms.TextInput(attrs={"placeholder": "org/model", "autocomplete": "off"}))
     revision = forms.CharField(max_length=100, initial="main", strip=False, help_text="branch, tag or commit sha")
+    gguf_file = forms.CharField(label="GGUF file (optional)", max_length=200, required=False, strip=False,
+                                widget=forms.TextInput(attrs={"placeholder": "model-Q4_K_M.gguf", "autocomplete": "off"}),
+                                help_text="to evaluate one GGUF file of the repository with llama.cpp (the file a "
+                                          "phone runs): its path as 'Files and versions' shows it, the first part "
+                                          "of a split file; precision is then the file's own")
     precision = forms.ChoiceField(initial=Precision.BFLOAT16)  # what this deployment's backend runs (__init__)
     model_type = forms.ChoiceField(choices=ModelType.choices, initial=ModelType.PRETRAINED)
     use_chat_template = forms.BooleanField(required=False, label="Use the tokenizer's chat template",

@@ -5,6 +5,7 @@ from django.shortcuts import redirect, render
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.core.errors import DomainError
 from leaderboard.evaluations.failures import advice as failure_advice
+from leaderboard.hub.errors import GGUF_CODES
 from leaderboard.hub.ids import HubIdError, ModelRef, validate_hub_id, validate_revision
 from leaderboard.submissions import services
 from leaderboard.submissions import selectors as submission_selectors
@@ -19,11 +20,13 @@ from .accounts import account_needed
 FIELD_OF_CODE = {"INVALID_ID": "hub_id", "MODEL_NOT_FOUND": "hub_id", "GATED": "hub_id", "PRIVATE": "hub_id",
                  "NO_SAFETENSORS": "hub_id", "CUSTOM_CODE": "hub_id", "TOO_LARGE": "hub_id", "NO_LICENSE": "hub_id",
                  "NO_CONFIG": "hub_id", "REVISION_NOT_FOUND": "revision", "UNKNOWN_PRECISION": "precision",
-                 "MODEL_TYPE": "model_type", "BENCHMARK": "benchmarks"}
+                 "MODEL_TYPE": "model_type", "BENCHMARK": "benchmarks",
+                 **{code: "gguf_file" for code in GGUF_CODES}}
 
 
 def error_field(exc: DomainError):
-    return FIELD_OF_CODE.get(exc.code)
+    named = getattr(exc, "field", None) or exc.extra.get("field")  # a refusal that names its field
+    return named if named in SubmissionForm.base_fields else FIELD_OF_CODE.get(exc.code)
 
 
 def _model_ref(form, data) -> ModelRef | None:
@@ -52,7 +55,7 @@ def submit(request):
             submission = services.submission_create(
                 user=request.user, ref=ref, precision=data["precision"],
                 model_type=data["model_type"], use_chat_template=data["use_chat_template"] or None,
-                benchmarks=data["benchmarks"], probe=data.get("probe", False))
+                benchmarks=data["benchmarks"], probe=data.get("probe", False), gguf_file=data.get("gguf_file", ""))
         except DomainError as exc:
             form.add_error(error_field(exc), f"{exc.message} {exc.hint}".strip())
         else:

@@ -34,7 +34,7 @@ from evaluator.protocols import render_questions as protocol_prompts
 
 from leaderboard.benchmarks.models import SEALED_SPLITS
 
-from . import failures, lifecycle, model_cache, selectors, services
+from . import failures, gguf_fetch, lifecycle, model_cache, selectors, services
 from .models import EvaluationRun, RunStatus
 
 log = logging.getLogger(__name__)
@@ -255,6 +255,8 @@ def failed(run: EvaluationRun, exc: BaseException, *, during_load: bool) -> Outc
 def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = None, inputs=None):
     """The run's backend with the dtype and quantization its precision resolves to (evaluator/precisions.py).
     `inputs`: the run's (questions, dev exemplars) when the caller has read them already."""
+    if run.backend == "llamacpp":
+        return _load_gguf(run, device=device, inputs=inputs)
     location = selectors.model_location(model_ref=run.model_ref)
     revision = run.model_revision or None
     if settings.RUN_MODEL_CACHE_GB and location == run.model_ref:  # a hub id: its files go to the cache
@@ -273,6 +275,20 @@ def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = No
     else:
         kwargs["dtype"] = resolve_load(precision=run.precision, device=device, backend=run.backend).dtype
     return create_backend(run.backend, location, **kwargs)
+
+
+def _load_gguf(run: EvaluationRun, *, device: str, inputs=None):
+    """A GGUF submission's run: its pinned file downloaded and its sha256 checked (gguf_fetch), then the llamacpp
+    backend on the local path, with the context sized from the run's prompts."""
+    parts = (run.submission.gguf_facts or {}).get("parts", []) if run.submission else []
+    repo_id, _ = gguf_fetch.split_ref(run.model_ref)
+    if settings.RUN_MODEL_CACHE_GB:
+        model_cache.prune(max_bytes=settings.RUN_MODEL_CACHE_GB * 10**9, keep=repo_id)
+    path = gguf_fetch.fetch_gguf(model_ref=run.model_ref, revision=run.model_revision, parts=parts)
+    prompts = _sizing_prompts(run, inputs or selectors.run_engine_inputs(run=run))
+    return create_backend("llamacpp", str(path), revision=run.model_revision, device=device, seed=run.seed,
+                          sizing_prompts=prompts, use_chat_template=run.use_chat_template,
+                          max_new_tokens=services.max_new_tokens(run))
 
 
 def _sizing_prompts(run: EvaluationRun, inputs) -> list[str]:

@@ -101,6 +101,33 @@ class HubClient:
                     raise FileTooLarge(max_bytes)
         return bytes(data)
 
+    def read_range(self, repo_id: str, filename: str, sha: str, *, start: int, end: int) -> bytes:
+        """Bytes ``start`` to ``end`` (inclusive) of a file at ``sha``: one ranged GET, as huggingface_hub reads
+        safetensors headers (redirects to the CDN followed). A server that ignores the range is cut off after
+        the bytes asked for, so a large file is never read whole."""
+        from huggingface_hub import hf_hub_url
+        from huggingface_hub.utils import build_hf_headers, get_session, hf_raise_for_status
+
+        url = hf_hub_url(repo_id, filename, revision=sha)
+        headers = {**build_hf_headers(token=self.token), "Range": f"bytes={start}-{end}"}
+        wanted = end - start + 1
+        with hub_errors(), get_session().stream("GET", url, headers=headers, timeout=self.timeout) as response:
+            hf_raise_for_status(response)
+            skip = start if response.status_code == 200 else 0  # the whole file came: drop what precedes start
+            data = bytearray()
+            for chunk in response.iter_bytes():
+                data += chunk
+                if len(data) >= skip + wanted:
+                    break
+        return bytes(data[skip:skip + wanted])
+
+    def files_info(self, repo_id: str, paths: list[str], sha: str) -> dict[str, tuple[int, str | None]]:
+        """path -> (size in bytes, sha256 if the file is stored with LFS else None), for the paths that exist."""
+        with hub_errors():
+            found = self.api.get_paths_info(repo_id, paths, revision=sha, token=self.token)
+        return {item.path: (int(item.size), item.lfs.sha256 if getattr(item, "lfs", None) else None)
+                for item in found if hasattr(item, "size")}
+
     def safetensors_counts(self, repo_id: str, sha: str) -> dict[str, int]:
         """Tensor elements per dtype, read from the safetensors headers by byte ranges (a few requests)."""
         from huggingface_hub.errors import NotASafetensorsRepoError, SafetensorsParsingError

@@ -192,3 +192,28 @@ class ModelRef:
 def model_ref(hub_id: str, revision: str | None = None) -> ModelRef:
     """The validated ``ModelRef`` of a typed id and revision (None or "" is "main"), else ``HubIdError``."""
     return ModelRef(validate_hub_id(hub_id), validate_revision(revision))
+
+
+MAX_GGUF_PATH = 200
+_GGUF_PATH_CHARS = re.compile(r"[A-Za-z0-9._/+-]+")
+
+
+def validate_gguf_path(value: str) -> str:
+    """The path of a GGUF file in a repository (``model-Q4_K_M.gguf``, ``q4/model-00001-of-00002.gguf``), as the
+    hub's file list shows it; else ``HubIdError`` for the field gguf_file."""
+    def refuse(problem: str) -> HubIdError:
+        return HubIdError(f"GGUF file {value!r} {problem}; give the file's path in the repository as 'Files and "
+                          "versions' shows it, e.g. model-Q4_K_M.gguf", field="gguf_file")
+
+    bad = _bad_characters(value)
+    if bad:
+        raise refuse("contains " + ", ".join(bad[:3]))
+    if len(value) > MAX_GGUF_PATH:
+        raise refuse(f"is {len(value)} characters long (at most {MAX_GGUF_PATH})")
+    if not _GGUF_PATH_CHARS.fullmatch(value):
+        raise refuse("may contain only letters, digits, '.', '_', '-', '+' and '/'")
+    if value.startswith("/") or any(part in ("", ".", "..") for part in value.split("/")):
+        raise refuse("is not a relative path inside the repository")
+    if not value.endswith(".gguf"):
+        raise refuse("does not end with .gguf")
+    return value

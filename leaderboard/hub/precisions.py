@@ -33,6 +33,9 @@ PRECISIONS: dict[str, PrecisionSpec] = {p.name: p for p in (
     PrecisionSpec("bnb-4bit", 4, "a bitsandbytes load_in_4bit checkpoint; refused at intake: bitsandbytes is not "
                                  "supported by vLLM 0.33 and the transformers backend runs 16-bit checkpoints only",
                   False),
+    # A GGUF file (a submission with gguf_file): llama.cpp runs the file's own tensor types (Q4_K_M, Q8_0, F16...,
+    # the entry's quantization). No safetensors checkpoint fits it; its size cap is in bytes (GGUF_MAX_BYTES).
+    PrecisionSpec("gguf", 16, "a GGUF file named with gguf_file, run by llama.cpp in its own quantization", False),
 )}
 DEFAULT_MAX_PARAMS_16BIT = 100e9
 

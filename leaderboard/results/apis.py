@@ -93,6 +93,7 @@ class ModelDetailApi(_Base):
             "hub_id": hub_id, "params": model.params if model else None,
             "size_class": model.size_class if model else None, "model_type": model.model_type if model else "",
             "license": model.license if model else "", "architecture": model.architecture if model else "",
+            "gguf_file": model.gguf_file if model else "", "quantization": model.quantization if model else "",
             "flagged": bool(model and model.flagged), "runs": results}).data)
 
 

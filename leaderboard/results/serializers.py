@@ -142,6 +142,8 @@ class ModelDetailSerializer(serializers.Serializer):
     model_type = serializers.CharField()
     license = serializers.CharField()
     architecture = serializers.CharField()
+    gguf_file = serializers.CharField(help_text="a GGUF entry's file in its repository; empty for a checkpoint")
+    quantization = serializers.CharField(help_text="a GGUF entry's file type (Q4_K_M, Q8_0, F16...)")
     flagged = serializers.BooleanField()
     runs = ModelRunSerializer(many=True)
 

@@ -221,6 +221,9 @@ SUBMISSION_QUOTA_DAYS = env_int("SUBMISSION_QUOTA_DAYS", 7, minimum=1)  # ... pe
 LADDER_RELEASES_PER_WINDOW = env_int("LADDER_RELEASES_PER_WINDOW", 5, minimum=1)
 LADDER_WINDOW_DAYS = env_int("LADDER_WINDOW_DAYS", 30, minimum=1)
 SUBMISSION_MAX_PARAMS_16BIT = env_int("SUBMISSION_MAX_PARAMS_16BIT", 100_000_000_000, minimum=1)
+# The size cap of a GGUF file submitted on its own (every part of a split file together), in bytes: 16 GiB holds an
+# 8B model at 16 bits, the largest of the mobile size classes; quantized files are a quarter to a half of that.
+GGUF_MAX_BYTES = env_int("GGUF_MAX_BYTES", 16 << 30, minimum=1)
 SUBMISSION_VALIDATION_VARIANTS = env_list("SUBMISSION_VALIDATION_VARIANTS", ["all"])
 SUBMISSION_DEFAULT_BENCHMARKS = env_list("SUBMISSION_DEFAULT_BENCHMARKS", ["mobile-mmlu"])
 RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 600, minimum=1)  # renewed after each chunk

@@ -34,7 +34,11 @@ def hub_namespace(hub_id: str) -> str:
 
 class ModelEntry(models.Model):
     """One model on the board. Its hub id is unique case-insensitively: ``DEMO/x`` is the entry ``demo/x`` (looked
-    up with ``hub_id__iexact``, stored in the spelling of its first submission)."""
+    up with ``hub_id__iexact``, stored in the spelling of its first submission).
+
+    A GGUF file submitted on its own is a model of its own, one entry per file: its hub id is the repository's id
+    and the file's path (``org/model-GGUF/model-Q4_K_M.gguf``), ``gguf_file`` that path and ``quantization`` the
+    file's type. Two files of one repository are two models; the runs' ``model_ref`` is this id."""
 
     hub_id = models.CharField(max_length=200, unique=True)
     namespace = models.CharField(max_length=100, db_index=True, help_text="lower-case")
@@ -42,6 +46,9 @@ class ModelEntry(models.Model):
     license = models.CharField(max_length=100, blank=True)
     architecture = models.CharField(max_length=100, blank=True)
     model_type = models.CharField(max_length=20, choices=ModelType.choices, default=ModelType.PRETRAINED)
+    gguf_file = models.CharField(max_length=200, blank=True,
+                                 help_text="a GGUF file's path in its repository; blank for a safetensors checkpoint")
+    quantization = models.CharField(max_length=30, blank=True, help_text="a GGUF file's type, e.g. Q4_K_M")
     hidden = models.BooleanField(default=False)
     flagged = models.BooleanField(default=False)
     flag_reason = models.TextField(blank=True)
@@ -58,6 +65,11 @@ class ModelEntry(models.Model):
     @property
     def size_class(self):
         return size_class(self.params)
+
+    @property
+    def repo_id(self) -> str:
+        """The hub repository the model's files are in (the hub id, less a GGUF entry's file path)."""
+        return self.hub_id[:-len(self.gguf_file) - 1] if self.gguf_file else self.hub_id
 
 
 class CustomCodeAllowance(models.Model):
@@ -115,6 +127,11 @@ class Submission(models.Model):
     use_chat_template = models.BooleanField(default=False)
     probe = models.BooleanField(default=False, help_text="also run the memorization probe (on the validation split: "
                                                          "the sealed split is never probed)")
+    # A GGUF submission (precision "gguf"): the file, pinned to its sha256 (the LFS object id of the hub's listing,
+    # checked again after the worker downloads it) and what its header said (hub.gguf_checks.GGUFFacts).
+    gguf_file = models.CharField(max_length=200, blank=True, help_text="path of the GGUF file in the repository")
+    gguf_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
+    gguf_facts = models.JSONField(default=dict, blank=True)
     benchmarks = models.JSONField(default=list)
     hidden = models.BooleanField(default=False)
     webhook_url = models.URLField(blank=True)

@@ -92,6 +92,19 @@ def duplicate_of(*, model, revision_sha, precision, model_type, use_chat_templat
     return next((s for s in candidates if sorted(s.benchmarks) == sorted(benchmarks)), None)
 
 
+def gguf_duplicate_of(*, gguf_sha256, model_type, use_chat_template, benchmarks):
+    """A live submission of the same GGUF file (by sha256) with the same settings."""
+    candidates = Submission.objects.filter(gguf_sha256=gguf_sha256, model_type=model_type,
+                                           use_chat_template=use_chat_template, kind="model").filter(_alive())
+    return next((s for s in candidates.select_related("model") if sorted(s.benchmarks) == sorted(benchmarks)), None)
+
+
+def gguf_test_run_exists(*, gguf_sha256):
+    """One sealed-split evaluation per pinned GGUF file (its sha256), whatever repository, commit or settings."""
+    return EvaluationRun.objects.filter(submission__gguf_sha256=gguf_sha256, split="test").exclude(
+        status__in=ENDED_BADLY).exists()
+
+
 def test_run_exists(*, model, revision_sha, precision):
     """One sealed-split evaluation per pinned (model, revision, precision), whatever the other settings."""
     return EvaluationRun.objects.filter(

@@ -31,6 +31,11 @@ class SubmissionInputSerializer(serializers.Serializer):
     probe = serializers.BooleanField(default=False, help_text="also run the TS-Guessing memorization probe on "
                                      "validation (about one short generation per question more; the sealed "
                                      "test split is not probed)")
+    gguf_file = serializers.CharField(max_length=200, required=False, allow_blank=True, default="",
+                                      trim_whitespace=False,
+                                      help_text="path of a GGUF file in the repository (e.g. model-Q4_K_M.gguf, "
+                                                "or the first part of a split file): that file is evaluated with "
+                                                "llama.cpp as a model of its own, and precision is ignored")
 
 
 class FailureSerializer(serializers.Serializer):
@@ -108,9 +113,16 @@ class SubmissionOutputSerializer(serializers.Serializer):
     model_type = serializers.CharField()
     use_chat_template = serializers.BooleanField()
     benchmarks = serializers.ListField(child=serializers.CharField())
+    gguf_file = serializers.CharField(help_text="the GGUF file evaluated; empty for a safetensors checkpoint")
+    gguf_sha256 = serializers.CharField(help_text="the pinned file's sha256")
+    gguf_quantization = serializers.SerializerMethodField(help_text="the file's type (Q4_K_M, Q8_0, F16...)")
     status = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     runs = serializers.SerializerMethodField()
+
+    @extend_schema_field(serializers.CharField(allow_null=True))
+    def get_gguf_quantization(self, submission) -> str | None:
+        return (submission.gguf_facts or {}).get("quantization")
 
     @extend_schema_field(serializers.CharField())
     def get_status(self, submission) -> str:

@@ -14,7 +14,8 @@ from leaderboard.evaluations import lifecycle
 from leaderboard.evaluations import services as run_services
 from leaderboard.evaluations.notices import webhook_url_problem
 from leaderboard.hub.checks import check_model
-from leaderboard.hub.ids import ModelRef
+from leaderboard.hub.gguf_checks import check_gguf
+from leaderboard.hub.ids import ModelRef, validate_gguf_path
 from leaderboard.hub.precisions import precision_named
 
 from . import selectors
@@ -92,6 +93,8 @@ def _check_backend_runs(precision: str) -> None:
             reasons.append("bitsandbytes is not supported by vLLM 0.33")
         if backend == "transformers":
             reasons.append("the transformers backend runs 16-bit checkpoints only")
+        if precision == Precision.GGUF:
+            reasons.append("precision gguf is that of a GGUF file: name the file with gguf_file")
         runs = [p for p in Precision.values if p in supported_precisions(backend)]
         raise SubmissionError(
             f"precision {precision!r} cannot be run by this site's {backend} backend"
@@ -102,20 +105,18 @@ def _check_backend_runs(precision: str) -> None:
 
 def submission_create(*, user, ref: ModelRef, precision: str = Precision.BFLOAT16,
                       model_type: str = ModelType.PRETRAINED, use_chat_template: bool | None = None,
-                      benchmarks=None, webhook_url: str = "", probe: bool = False) -> Submission:
+                      benchmarks=None, webhook_url: str = "", probe: bool = False, gguf_file: str = "") -> Submission:
     """Check everything, then store the submission and its runs in one transaction and queue them on commit.
-    ``ref``: the hub id and revision as validated where they were typed in (``hub.ids.model_ref``)."""
+    ``ref``: the hub id and revision as validated where they were typed in (``hub.ids.model_ref``).
+    ``gguf_file``: the path of a GGUF file in that repository, to evaluate that file (``gguf_submission_create``)."""
+    if gguf_file:
+        return gguf_submission_create(user=user, ref=ref, gguf_file=gguf_file, model_type=model_type,
+                                      use_chat_template=use_chat_template, benchmarks=benchmarks,
+                                      webhook_url=webhook_url, probe=probe)
     precision_named(precision)
     _check_backend_runs(precision)
-    if model_type not in ModelType.values:
-        raise SubmissionError(f"unknown model type {model_type!r}", hint=f"use one of {', '.join(ModelType.values)}",
-                              code="MODEL_TYPE")
-    if use_chat_template is None:
-        use_chat_template = model_type in CHAT_TEMPLATE_TYPES
-    slugs = sorted(set(benchmarks or settings.SUBMISSION_DEFAULT_BENCHMARKS))
-    versions = _benchmark_versions(slugs)
-
-    webhook_url = _check_webhook_url(webhook_url)
+    use_chat_template, slugs, versions, webhook_url = _common_settings(model_type, use_chat_template, benchmarks,
+                                                                       webhook_url)
 
     # Quota and duplicates first: a refused submission must not spend the shared hub token. These reads take
     # no lock (the hub is asked outside any transaction: network calls hold no locks); the same checks run
@@ -151,6 +152,72 @@ def submission_create(*, user, ref: ModelRef, precision: str = Precision.BFLOAT1
     return submission
 
 
+def _common_settings(model_type, use_chat_template, benchmarks, webhook_url):
+    """What every submission checks before asking the hub: (use_chat_template, benchmark slugs, their current
+    versions, webhook URL)."""
+    if model_type not in ModelType.values:
+        raise SubmissionError(f"unknown model type {model_type!r}", hint=f"use one of {', '.join(ModelType.values)}",
+                              code="MODEL_TYPE")
+    if use_chat_template is None:
+        use_chat_template = model_type in CHAT_TEMPLATE_TYPES
+    slugs = sorted(set(benchmarks or settings.SUBMISSION_DEFAULT_BENCHMARKS))
+    versions = _benchmark_versions(slugs)
+    return use_chat_template, slugs, versions, _check_webhook_url(webhook_url)
+
+
+def gguf_submission_create(*, user, ref: ModelRef, gguf_file: str, model_type: str = ModelType.PRETRAINED,
+                           use_chat_template: bool | None = None, benchmarks=None, webhook_url: str = "",
+                           probe: bool = False) -> Submission:
+    """A GGUF file of a hub repository as a model of its own (precision "gguf", run by the llamacpp backend).
+
+    Its entry's hub id is ``<repo id>/<file path>``: one model per file. The same intake as a checkpoint's: quota
+    (the repository's namespace), duplicates (a live submission of the same file, by sha256, with the same
+    settings), the sealed split once per pinned file (its sha256) and so the Ladder's budget, and
+    ``hub.gguf_checks.check_gguf`` (the header read before anything is stored; each refusal has its code)."""
+    validate_gguf_path(gguf_file)
+    use_chat_template, slugs, versions, webhook_url = _common_settings(model_type, use_chat_template, benchmarks,
+                                                                       webhook_url)
+    repo_id = stored_spelling(ref.hub_id)
+    entry_id = stored_spelling(f"{repo_id}/{gguf_file}")
+    if len(entry_id) > ModelEntry._meta.get_field("hub_id").max_length:
+        raise SubmissionError(f"the repository id and the file's path together are {len(entry_id)} characters, "
+                              f"more than the board's {ModelEntry._meta.get_field('hub_id').max_length}",
+                              hint="rename the file (or move it up a folder) and submit that revision",
+                              code="INVALID_ID", field="gguf_file")
+    namespace = hub_namespace(repo_id)
+    quota_check(user=user, namespace=namespace)
+    facts = check_gguf(replace(ref, hub_id=repo_id), gguf_file, max_bytes=settings.GGUF_MAX_BYTES)
+    same = dict(gguf_sha256=facts.sha256, model_type=model_type, use_chat_template=use_chat_template,
+                benchmarks=slugs)
+    _gguf_duplicate_check(**same)
+
+    with transaction.atomic():
+        quota_lock(user=user, namespace=namespace)
+        model = model_entry_for(hub_id=entry_id)
+        _gguf_duplicate_check(**same)
+        quota_check(user=user, namespace=namespace)
+        ModelEntry.objects.filter(pk=model.pk).update(
+            params=facts.params, license=facts.license, architecture=facts.architecture, model_type=model_type,
+            gguf_file=gguf_file, quantization=facts.quantization)
+        submission = Submission.objects.create(
+            submitter=user, model=model, revision=ref.revision, revision_sha=facts.revision_sha,
+            precision=Precision.GGUF, model_type=model_type, use_chat_template=use_chat_template, benchmarks=slugs,
+            webhook_url=webhook_url, probe=probe, gguf_file=gguf_file, gguf_sha256=facts.sha256,
+            gguf_facts=facts.as_dict())
+        for version in versions:
+            _queue_runs(submission=submission, version=version)
+    return submission
+
+
+def _gguf_duplicate_check(*, gguf_sha256, **settings_):
+    """409 if a live submission of the same file (its sha256: the bytes, wherever they are) has the same settings."""
+    existing = selectors.gguf_duplicate_of(gguf_sha256=gguf_sha256, **settings_)
+    if existing:
+        raise DuplicateSubmission(f"this GGUF file (sha256 {gguf_sha256[:12]}...) was already submitted with these "
+                                  f"settings (submission {existing.pk}, {existing.model.hub_id})",
+                                  existing_submission=existing.pk)
+
+
 def _duplicate_check(*, model, revision_sha, **settings_):
     """409 if a live submission of this model at this sha has the same precision and settings."""
     existing = model and selectors.duplicate_of(model=model, revision_sha=revision_sha, **settings_)
@@ -172,13 +239,21 @@ def _check_webhook_url(url: str) -> str:
 
 
 def _queue_runs(*, submission, version):
+    """Validation runs, and the one sealed test run of the pinned model (a GGUF: of the pinned file) if it has none.
+    A GGUF submission's runs use the llamacpp backend, with model_ref ``<repo id>/<file path>`` at the pinned
+    commit (``evaluations.gguf_fetch`` downloads the file and checks its sha256)."""
     mode = "generate" if submission.model_type == ModelType.REASONING else "logprobs"
+    gguf = bool(submission.gguf_file)
     common = dict(version=version, model_ref=submission.model.hub_id, model_revision=submission.revision_sha,
                   precision=submission.precision, use_chat_template=submission.use_chat_template, mode=mode,
-                  backend=settings.RUN_BACKEND, probe=submission.probe)
+                  backend="llamacpp" if gguf else settings.RUN_BACKEND, probe=submission.probe)
     splits = [(Split.VALIDATION, settings.SUBMISSION_VALIDATION_VARIANTS)]
-    if Split.TEST in version.split_hashes and not selectors.test_run_exists(
-            model=submission.model, revision_sha=submission.revision_sha, precision=submission.precision):
+    if gguf:
+        sealed_done = selectors.gguf_test_run_exists(gguf_sha256=submission.gguf_sha256)
+    else:
+        sealed_done = selectors.test_run_exists(model=submission.model, revision_sha=submission.revision_sha,
+                                                precision=submission.precision)
+    if Split.TEST in version.split_hashes and not sealed_done:
         splits.append((Split.TEST, ["original"]))
     for split, variants in splits:
         run = run_services.run_create(split=split, variants=variants, submission=submission, **common)

@@ -30,9 +30,10 @@ def test_it_matches_precisions_to_checkpoints(quantization, accepted):
 
 
 def test_it_caps_by_weight_bits():
+    # gguf last: a GGUF file is capped by its size in bytes (GGUF_MAX_BYTES), not by this parameter cap
     assert [params_cap(name) for name in PRECISIONS] == [
         100_000_000_000, 100_000_000_000, 200_000_000_000, 200_000_000_000, 200_000_000_000,
-        400_000_000_000, 400_000_000_000, 400_000_000_000]
+        400_000_000_000, 400_000_000_000, 400_000_000_000, 100_000_000_000]
     assert params_cap("gptq-4bit", 7e9) == 28_000_000_000
 
 

@@ -1,6 +1,14 @@
 import pytest
 
 
+@pytest.fixture
+def author(demo_loaded):
+    """The account that submits, with the demo benchmark loaded."""
+    from django.contrib.auth.models import User
+
+    return User.objects.create_user("author", "author@example.com", "pw")
+
+
 class TLSWebhook:
     """An HTTPS server on 127.0.0.1 with a certificate for *.example.test from a throw-away CA. The webhook
     sender is pointed at it: names under example.test resolve to 127.0.0.1, which is let through, and the CA

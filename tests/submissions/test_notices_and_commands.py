@@ -14,11 +14,6 @@ from leaderboard.submissions.services import submission_create
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def author(demo_loaded):
-    return User.objects.create_user("author", "author@example.com", "pw")
-
-
 def test_it_notifies_once_by_mail_and_webhook_with_the_reason(author, hub_model, tls_webhook):
     received = tls_webhook.received
     submission = submission_create(user=author, ref=ModelRef("demo-org/tiny"), webhook_url=tls_webhook.url())

@@ -14,11 +14,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def author(demo_loaded):
-    return User.objects.create_user("author", "author@example.com", "pw")
-
-
-@pytest.fixture
 def api(client, author):
     client.force_login(author)
 
