@@ -93,8 +93,8 @@ def _checkpoint(model: str, revision: str | None) -> Path:
 
 def _run_converter(folder: Path, out: Path, outtype: str) -> None:
     conv = converter_dir()
-    cmd = [sys.executable, str(conv / "convert_hf_to_gguf.py"), str(folder), "--outfile", str(out),
-           "--outtype", outtype]
+    cmd = [sys.executable, str(conv / "convert_hf_to_gguf.py"), str(folder.resolve()), "--outfile", str(out.resolve()),
+           "--outtype", outtype]  # absolute: the converter runs in its own folder
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=conv)
     if done.returncode != 0 or not out.is_file():
         tail = "\n".join((done.stderr or done.stdout).strip().splitlines()[-5:])

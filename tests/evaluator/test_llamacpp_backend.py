@@ -243,3 +243,16 @@ def test_the_cli_converts_quantizes_and_evaluates_a_gguf(spm_model_dirs, real_qu
                               str(questions), "--questions", str(questions), "--out", str(tmp_path / "x.jsonl")],
                              capture_output=True, text=True)
     assert refused.returncode == 3 and "error: NOT_GGUF:" in refused.stderr
+
+
+def test_convert_refuses_a_folder_that_is_no_checkpoint_and_an_unknown_quantization(spm_model_dirs, tmp_path):
+    def convert(*args):
+        return subprocess.run([sys.executable, "-m", "evaluator", "convert", *args], capture_output=True, text=True)
+
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = convert("--model", str(empty), "--out", str(tmp_path / "x.gguf"), "--quant", "f16")
+    assert done.returncode == 2 and "error: NOT_A_CHECKPOINT:" in done.stderr and "config.json" in done.stderr
+    done = convert("--model", str(spm_model_dirs["llama"]), "--out", str(tmp_path / "x.gguf"), "--quant", "q3_k")
+    assert done.returncode == 2 and "invalid choice: 'q3_k'" in done.stderr
+    assert not list(tmp_path.glob("*.gguf*"))
