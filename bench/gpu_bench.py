@@ -177,9 +177,9 @@ def bench_throughput(args) -> None:
     topics, warm_topic = topics[:-1], topics[-1:]  # the warm-up's topic: its 5-shot prefix is not a timed one
     questions = real_shaped_questions(n, seed=0, prefix="bench", topics=topics)
     dev = dev_questions(topics + warm_topic)
-    warm = real_shaped_questions(16, seed=2, prefix="warm", topics=warm_topic)
+    warm = real_shaped_questions(min(8, n), seed=2, prefix="warm", topics=warm_topic)
     prompts = {"0-shot": render_prompts(questions, dev, 0), "5-shot": render_prompts(questions, dev, 5),
-               "9 orders": nine_order_prompts(questions[: max(4, n // 9)], dev)}
+               "9 orders": nine_order_prompts(questions[: max(2, n // 9)], dev)}
     with tempfile.TemporaryDirectory() as tmp:
         from transformers import AutoTokenizer
         tokenizer = AutoTokenizer.from_pretrained(str(shapes_tokenizer(Path(tmp) / "tok", prompts["5-shot"][:8])))
@@ -233,7 +233,7 @@ def throughput_transformers(args, model, tokenizer, prompts, warm, dev) -> list[
         score(w, render_prompts(warm, dev, k), args.chunk)
     out = []
     for setting, texts in prompts.items():
-        methods = ("reuse", "sorted", "shuffled") if setting != "9 orders" else ("reuse",)
+        methods = ("reuse", "sorted", "shuffled") if setting != "9 orders" else ("reuse", "sorted")
         for bs in args.batch_sizes:
             for method in methods:
                 b = backend(bs, method == "reuse")  # fresh: empty prefix cache and stats
