@@ -41,7 +41,7 @@ def test_it_lists_each_question_with_probabilities_prediction_and_answer(client,
     assert len(listed) == 50 and "Showing 1–50 of 480" in page
     overall = ResultAggregate.objects.get(result__run=run, level=Level.OVERALL, variant="original")
     assert f"480 questions: {overall.correct} right, {overall.n - overall.correct} wrong" in page
-    first = Question.objects.filter(split="validation").order_by("position").first()
+    first = Question.objects.filter(version__benchmark__slug="mobile-mmlu", split="validation").order_by("position").first()
     item = listed[0]
     assert first.uid in item and first.text in item and "✗ wrong" in item  # question 0: every third is wrong
     chosen = re.search(r'<li class="qb-option is-predicted">\s*<span class="qb-letter">(\w)</span>.*?</li>', item, re.S)
@@ -58,7 +58,7 @@ def test_probabilities_follow_the_original_option_order_under_a_shuffled_order(c
     predicted = re.search(
         r'<li class="qb-option is-answer is-predicted">\s*<span class="qb-letter">(\w)</span>.*?</li>', item, re.S)
     assert predicted and "90.0%" in predicted.group(0)
-    second = Question.objects.filter(split="validation").order_by("position")[1]
+    second = Question.objects.filter(version__benchmark__slug="mobile-mmlu", split="validation").order_by("position")[1]
     assert predicted.group(1) == sorted(second.answer.split(","))[0]
 
 

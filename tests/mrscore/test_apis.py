@@ -60,7 +60,7 @@ def test_it_serves_open_question_scores(client, scored):
     unparsable = [r for r in data["results"] if r["method"] == "unparsable"]
     assert unparsable and all(r["mrscore"] is None and r["raw_reply"] == FORMULA for r in unparsable)
     everything = client.get("/api/v1/mrscore/benchmarks/mobile-mmlu/questions/?limit=5000").json()
-    assert everything["count"] == Question.objects.exclude(split="test").count()
+    assert everything["count"] == Question.objects.filter(version__benchmark__slug="mobile-mmlu").exclude(split="test").count()
     topic = client.get("/api/v1/mrscore/benchmarks/mobile-mmlu/questions/?topic=first-aid").json()
     assert topic["count"] == 9 and data["provenance"]["judge_model"] == "judge-x"
 
@@ -95,7 +95,7 @@ def test_it_serves_csv(client, scored):
     assert response.status_code == 200 and response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
-    assert len(rows) == Question.objects.exclude(split="test").count()
+    assert len(rows) == Question.objects.filter(version__benchmark__slug="mobile-mmlu").exclude(split="test").count()
     assert {"uid", "mrscore", "method", "raw_reply", "judge_model", "prompt_hash", "judged_at"} <= set(rows[0])
     raw = [r["raw_reply"] for r in rows if r["method"] == "unparsable"]
     assert raw and all(r == "'" + FORMULA for r in raw)  # formula cells escaped
@@ -119,7 +119,8 @@ def test_it_shows_the_spearman_correlation_for_a_real_judge(client, demo_loaded,
     agrees with the paper, the rank correlation is shown beside the published scores."""
     monkeypatch.setattr(aggregates, "COMPARISON_MIN_TOPIC_QUESTIONS", 5)
     published = dict(Topic.objects.filter(benchmark__slug="mobile-mmlu").values_list("pk", "published_mrscore"))
-    by_text = {text: published[topic] for text, topic in Question.objects.values_list("text", "topic_id")}
+    by_text = {text: published[topic] for text, topic in Question.objects.filter(
+        version__benchmark__slug="mobile-mmlu").values_list("text", "topic_id")}
     judge_server.reply = lambda q: {"content": str(round(by_text[q])),
                                     "top": [(str(int(by_text[q])), 1 - by_text[q] % 1),
                                             (str(int(by_text[q]) + 1), by_text[q] % 1)]}
