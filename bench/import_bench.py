@@ -1,7 +1,7 @@
 """Importer throughput: the real importer vs a naive one-save()-per-row loop, in one run.
 
-Generates a 16,186-question set in the hub layout (80 field files, the published
-topic populations) plus an answer key, imports it with `benchmark_import`, then
+Generates a 16,186-question set in the hub layout (80 field files with the published files'
+row counts and lengths, bench/real_shapes.py: 28.9 MB) plus an answer key, imports it with `benchmark_import`, then
 imports the same files again with a naive loop. Prints questions/s and the ratio.
 
     python bench/import_bench.py            # full size (16,186 questions)
@@ -20,31 +20,32 @@ from bench._django import bench_database  # noqa: E402
 
 
 def generate(root: Path, scale: float, seed=7):
-    from leaderboard.benchmarks.taxonomy import read_taxonomy
+    """The hub layout with the published files' row counts and lengths (bench/real_shapes.py: 1,786 bytes per row,
+    28.9 MB at full size), about 5.8% of the questions with two correct letters in the key."""
+    from bench.real_shapes import real_shaped_questions
 
     rng = random.Random(seed)
     folder = root / "test"
     folder.mkdir(parents=True)
-    key_rows, total = [], 0
-    for row in read_taxonomy():
-        n = max(1, round(int(row["population"]) * scale))
-        with open(folder / f"{row['likely_hub_field']}.csv", "w", newline="", encoding="utf-8") as handle:
+    questions = real_shaped_questions(None if scale == 1 else max(80, round(16_186 * scale)), seed=seed,
+                                      prefix="import", with_answers=False)
+    by_field: dict[str, list] = {}
+    for q in questions:
+        by_field.setdefault(q.topic, []).append(q)
+    key_rows = []
+    for field, rows in by_field.items():
+        with open(folder / f"{field}.csv", "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
             writer.writerow(["question_id", "Question", "A", "B", "C", "D"])
-            for i in range(n):
-                qid = f"{row['likely_hub_field']}-{i:05d}"
-                words = " ".join(rng.choice(("phone", "battery", "recipe", "budget", "app", "route", "sleep"))
-                                 for _ in range(12))
-                writer.writerow([qid, f"In {row['topic']}, which applies to {words}?",
-                                 *(f"choice {letter} {rng.randint(0, 10**6)}" for letter in "ABCD")])
+            for q in rows:
+                writer.writerow([q.question_id, q.question, *q.options])
                 letters = rng.sample("ABCD", 2) if rng.random() < 0.058 else [rng.choice("ABCD")]
-                key_rows.append((qid, ",".join(sorted(letters))))
-        total += n
+                key_rows.append((q.question_id, ",".join(sorted(letters))))
     with open(root / "answers.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["question_id", "answer"])
         writer.writerows(key_rows)
-    return total
+    return len(questions)
 
 
 def naive_import(folder: Path, answers: Path, version):
@@ -75,7 +76,10 @@ def main():
 
         root = Path(tmp)
         total = generate(root, args.scale)
-        print(f"generated {total:,} questions in {len(list((root / 'test').glob('*.csv')))} field files")
+        files = list((root / "test").glob("*.csv"))
+        size = sum(f.stat().st_size for f in files)
+        print(f"generated {total:,} questions in {len(files)} field files, {size / 1e6:.1f} MB "
+              f"({size / total:,.0f} bytes per row)")
 
         start = time.perf_counter()
         result = benchmark_import(benchmark_slug="mobile-mmlu", split="validation", path=root,
