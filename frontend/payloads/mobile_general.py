@@ -47,4 +47,5 @@ def summary(view, *, mobile_name, general_name) -> dict:
     return {"measured": _rho(view["correlation"]), "paper": _rho(view["paper_correlation"]),
             "chart": (f"{len(measured)} model{'s' * (len(measured) != 1)} measured here on both {mobile_name} and "
                       f"{general_name}: {_rho(view['correlation'])}.{lead} The paper's Table 2 "
-                      f"({len(view['paper'])} models, reported, not measured here): {_rho(view['paper_correlation'])}.")}
+                      f"({len(view['paper'])} models, reported, not measured here): "
+                      f"{_rho(view['paper_correlation'])}.")}

@@ -44,8 +44,10 @@ def demo_import(*, progress=None):
         answers_path=DEMO_PRO_DIR / "answers" / "validation.csv", sealed=False, **kwargs))
     test_file = DEMO_GENERAL_DIR / "test-00000-of-00001.parquet"
     benchmark_create(slug=DEMO_GENERAL_BENCHMARK, name="MMLU-Pro", source_repo="TIGER-Lab/MMLU-Pro",
-                     description="Invented demo questions in MMLU-Pro's layout (arXiv 2406.01574).", topics_from=test_file)
-    for split, path in ((Split.DEV, DEMO_GENERAL_DIR / "validation-00000-of-00001.parquet"), (Split.VALIDATION, test_file)):
+                     description="Invented demo questions in MMLU-Pro's layout (arXiv 2406.01574).",
+                     topics_from=test_file)
+    exemplars = DEMO_GENERAL_DIR / "validation-00000-of-00001.parquet"
+    for split, path in ((Split.DEV, exemplars), (Split.VALIDATION, test_file)):
         results.append(benchmark_import(benchmark_slug=DEMO_GENERAL_BENCHMARK, split=split, path=path, sealed=False,
                                         **kwargs))
     return results

@@ -34,8 +34,8 @@ def test_it_pairs_the_models_measured_on_both_boards_with_the_figures_the_boards
     measured, paper = _rows(client)
     assert [r["hub_id"] for r in measured] == ["org/a", "org/b", "org/c", "org/d"]  # mobile order; mobile-only left out
     by_hub = {r["hub_id"]: r for r in measured}
-    assert (by_hub["org/a"]["mobile_rank"], by_hub["org/a"]["general_rank"], by_hub["org/a"]["rank_change"]) == (1, 2, 1)
-    assert (by_hub["org/b"]["mobile_rank"], by_hub["org/b"]["general_rank"], by_hub["org/b"]["rank_change"]) == (2, 1, -1)
+    places = {hub: (r["mobile_rank"], r["general_rank"], r["rank_change"]) for hub, r in by_hub.items()}
+    assert places["org/a"] == (1, 2, 1) and places["org/b"] == (2, 1, -1)
     for slug, side in (("mobile-mmlu", "mobile"), ("mmlu-pro", "general")):
         board = {r["hub_id"]: r for r in client.get(f"/api/v1/leaderboard/?benchmark={slug}").json()["results"]}
         for hub_id, row in by_hub.items():

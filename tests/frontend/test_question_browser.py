@@ -41,7 +41,8 @@ def test_it_lists_each_question_with_probabilities_prediction_and_answer(client,
     assert len(listed) == 50 and "Showing 1–50 of 480" in page
     overall = ResultAggregate.objects.get(result__run=run, level=Level.OVERALL, variant="original")
     assert f"480 questions: {overall.correct} right, {overall.n - overall.correct} wrong" in page
-    first = Question.objects.filter(version__benchmark__slug="mobile-mmlu", split="validation").order_by("position").first()
+    validation = Question.objects.filter(version__benchmark__slug="mobile-mmlu", split="validation")
+    first = validation.order_by("position").first()
     item = listed[0]
     assert first.uid in item and first.text in item and "✗ wrong" in item  # question 0: every third is wrong
     chosen = re.search(r'<li class="qb-option is-predicted">\s*<span class="qb-letter">(\w)</span>.*?</li>', item, re.S)
@@ -69,9 +70,10 @@ def test_it_filters_by_topic_and_by_right_or_wrong(client, scored_with_probs):
     assert all("✗ wrong" in item for item in items(wrong))
     right = text(client.get(url(outcome="right")))
     assert all("✓ right" in item for item in items(right)) and "Showing 1–50 of 320 right" in right
-    topic = Question.objects.filter(split="validation").order_by("position").first().topic
+    validation = Question.objects.filter(version__benchmark__slug="mobile-mmlu", split="validation")
+    topic = validation.order_by("position").first().topic
     page = text(client.get(url(topic=topic.slug)))
-    count = Question.objects.filter(split="validation", topic=topic).count()
+    count = validation.filter(topic=topic).count()
     assert f"{count} question{'s' if count != 1 else ''} in this topic" in page
     assert len(items(page)) == count and all(topic.name in item for item in items(page))
 

@@ -60,7 +60,8 @@ def test_it_serves_open_question_scores(client, scored):
     unparsable = [r for r in data["results"] if r["method"] == "unparsable"]
     assert unparsable and all(r["mrscore"] is None and r["raw_reply"] == FORMULA for r in unparsable)
     everything = client.get("/api/v1/mrscore/benchmarks/mobile-mmlu/questions/?limit=5000").json()
-    assert everything["count"] == Question.objects.filter(version__benchmark__slug="mobile-mmlu").exclude(split="test").count()
+    open_questions = Question.objects.filter(version__benchmark__slug="mobile-mmlu").exclude(split="test")
+    assert everything["count"] == open_questions.count()
     topic = client.get("/api/v1/mrscore/benchmarks/mobile-mmlu/questions/?topic=first-aid").json()
     assert topic["count"] == 9 and data["provenance"]["judge_model"] == "judge-x"
 
