@@ -21,6 +21,7 @@ EXPECTED_PAGES = {
     "leaderboard": lambda r, html: "leaderboard" in r.label or 'id="leaderboard-table"' in html,
     "model page": lambda r, html: "model" in r.label and bool(r.params),
     "compare": lambda r, html: "compare" in r.label,
+    "mobile vs general (issue 23)": lambda r, html: "mobile-vs-general" in r.label and 'id="chart-mobile-general"' in html,
     "topics": lambda r, html: "topic" in r.label and not r.params,
     "a topic's page": lambda r, html: "topic" in r.label and bool(r.params),
     "MRScore": lambda r, html: "mrscore" in r.label.replace("-", "").replace("_", ""),
