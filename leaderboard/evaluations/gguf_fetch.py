@@ -2,8 +2,9 @@
 checked against the sha256 intake pinned before the path is handed to the llamacpp backend.
 
 A GGUF run's ``model_ref`` is ``<namespace>/<repo>/<path of the file in the repo>`` (the model entry's hub id,
-``ModelEntry.gguf_file`` the path) and its ``model_revision`` the commit sha; the sha256 of each part is in its
-submission's ``gguf_facts["parts"]`` (hub.gguf_checks.GGUFFacts).
+``ModelEntry.gguf_file`` the path), its ``model_revision`` the commit sha and its ``model_files`` each part's file,
+size and sha256 as intake pinned them (hub.gguf_checks.GGUFFacts.parts; on the run, which the GPU worker's
+database role may read, not on the submission, which it may not).
 """
 from __future__ import annotations
 

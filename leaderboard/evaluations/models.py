@@ -41,6 +41,10 @@ class EvaluationRun(LeasedJob):
     split = models.CharField(max_length=12, choices=Split.choices)
     model_ref = models.CharField(max_length=300, help_text="hub id or local path of the model")
     model_revision = models.CharField(max_length=100, blank=True, help_text="commit sha the run used")
+    model_files = models.JSONField(
+        default=list, blank=True,
+        help_text="the files a GGUF run loads, pinned: [{file, size, sha256}] of each part, checked after download "
+                  "(evaluations/gguf_fetch.py); empty for a checkpoint, which its commit sha pins")
     precision = models.CharField(max_length=20, default="auto")
     backend = models.CharField(max_length=20, default="transformers")
     mode = models.CharField(max_length=20, default="logprobs")

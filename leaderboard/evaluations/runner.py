@@ -280,11 +280,10 @@ def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = No
 def _load_gguf(run: EvaluationRun, *, device: str, inputs=None):
     """A GGUF submission's run: its pinned file downloaded and its sha256 checked (gguf_fetch), then the llamacpp
     backend on the local path, with the context sized from the run's prompts."""
-    parts = (run.submission.gguf_facts or {}).get("parts", []) if run.submission else []
     repo_id, _ = gguf_fetch.split_ref(run.model_ref)
     if settings.RUN_MODEL_CACHE_GB:
         model_cache.prune(max_bytes=settings.RUN_MODEL_CACHE_GB * 10**9, keep=repo_id)
-    path = gguf_fetch.fetch_gguf(model_ref=run.model_ref, revision=run.model_revision, parts=parts)
+    path = gguf_fetch.fetch_gguf(model_ref=run.model_ref, revision=run.model_revision, parts=run.model_files)
     prompts = _sizing_prompts(run, inputs or selectors.run_engine_inputs(run=run))
     return create_backend("llamacpp", str(path), revision=run.model_revision, device=device, seed=run.seed,
                           sizing_prompts=prompts, use_chat_template=run.use_chat_template,

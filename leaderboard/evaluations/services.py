@@ -63,7 +63,8 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
                backend: str = "transformers", precision: str = "auto", template: str = "default", shots: int = 0,
                variants=("original",), seed: int = 0, mode: str = "logprobs",
                use_chat_template: bool = False, submission=None, probe: bool = False,
-               chunk_size: int = 0, rerun_of: EvaluationRun | None = None, protocol: str = "") -> EvaluationRun:
+               chunk_size: int = 0, rerun_of: EvaluationRun | None = None, protocol: str = "",
+               model_files=()) -> EvaluationRun:
     """The one way a run is made (first runs, re-runs, `manage.py evaluate`): its settings checked and its plan
     fixed (chunk size, fingerprint, progress total) before the row is stored. `protocol`: a publisher's own
     protocol (evaluator/protocols.py), which sets template, shots and mode itself (_protocol_settings)."""
@@ -88,7 +89,7 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
                              "--shots 0.")
     run = EvaluationRun(
         submission=submission, rerun_of=rerun_of, benchmark_version=version, split=split, model_ref=model_ref,
-        model_revision=model_revision,
+        model_revision=model_revision, model_files=list(model_files),
         backend=backend, precision=precision, template=template,
         template_hash=get_protocol(protocol).hash if protocol else template_hash(template), protocol=protocol,
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,

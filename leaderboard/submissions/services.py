@@ -241,12 +241,14 @@ def _check_webhook_url(url: str) -> str:
 def _queue_runs(*, submission, version):
     """Validation runs, and the one sealed test run of the pinned model (a GGUF: of the pinned file) if it has none.
     A GGUF submission's runs use the llamacpp backend, with model_ref ``<repo id>/<file path>`` at the pinned
-    commit (``evaluations.gguf_fetch`` downloads the file and checks its sha256)."""
+    commit and the parts' sha256 in ``model_files`` (the GPU worker reads runs, not submissions: it downloads
+    the file and checks it, ``evaluations.gguf_fetch``)."""
     mode = "generate" if submission.model_type == ModelType.REASONING else "logprobs"
     gguf = bool(submission.gguf_file)
     common = dict(version=version, model_ref=submission.model.hub_id, model_revision=submission.revision_sha,
                   precision=submission.precision, use_chat_template=submission.use_chat_template, mode=mode,
-                  backend="llamacpp" if gguf else settings.RUN_BACKEND, probe=submission.probe)
+                  backend="llamacpp" if gguf else settings.RUN_BACKEND, probe=submission.probe,
+                  model_files=submission.gguf_facts.get("parts", []) if gguf else [])
     splits = [(Split.VALIDATION, settings.SUBMISSION_VALIDATION_VARIANTS)]
     if gguf:
         sealed_done = selectors.gguf_test_run_exists(gguf_sha256=submission.gguf_sha256)

@@ -48,6 +48,9 @@ def test_a_gguf_file_is_accepted_with_its_facts_and_llamacpp_runs(api, gguf_repo
     assert {r.split for r in runs} == {"validation", "test"}
     assert {(r.backend, r.model_ref, r.model_revision, r.precision) for r in runs} == {
         ("llamacpp", f"{REPO}/tiny-Q8_0.gguf", gguf_repo.sha, "gguf")}
+    # what the GPU worker checks the download against, on the run (its database role cannot read submissions)
+    assert all(r.model_files == [{"file": "tiny-Q8_0.gguf", "size": len(data), "sha256": body["gguf_sha256"]}]
+               for r in runs)
 
 
 def _bad_repo(fake_hub, name, files, **card):
@@ -145,10 +148,8 @@ def test_the_worker_fetches_the_pinned_file_and_refuses_other_bytes(api, gguf_re
     with open(loaded["path"], "rb") as handle:
         assert hashlib.sha256(handle.read()).hexdigest() == body["gguf_sha256"]
 
-    submission = run.submission
-    submission.gguf_facts["parts"][0]["sha256"] = "0" * 64  # as if the hub served other bytes than were pinned
-    submission.save()
-    run.refresh_from_db()
+    run.model_files[0]["sha256"] = "0" * 64  # as if the hub served other bytes than were pinned
+    run.save()
     with pytest.raises(gguf_fetch.GGUFChecksumMismatch) as caught:
         runner.load_backend(run, device="cpu")
     assert body["gguf_sha256"] in str(caught.value) and "0" * 64 in str(caught.value)
