@@ -46,3 +46,19 @@ def test_a_gguf_files_sealed_run_spends_the_submitters_budget(make_run, alice, g
     make_run(ENTRY, "test", 300, run=run)
     decision = LadderDecision.objects.get(candidate_run_id=run.pk)
     assert decision.reason == "budget" and not decision.moved
+
+
+def test_a_scored_gguf_file_is_on_the_board_and_its_page(client, make_run, alice, fake_hub, version):
+    from django.urls import reverse
+
+    fake_hub.add_repo("alice-org/tiny-GGUF", repo_type="model", files={
+        "README.md": readme({"license": "mit"}), "tiny-Q8_0.gguf": tiny_gguf()})
+    submission = services.submission_create(user=alice, ref=ModelRef("alice-org/tiny-GGUF"),
+                                            gguf_file="tiny-Q8_0.gguf")
+    for run in EvaluationRun.objects.filter(submission=submission):
+        make_run(ENTRY, run.split, 200, run=run)
+    board = client.get(reverse("api-leaderboard"), {"benchmark": "mobile-mmlu", "split": "validation"}).json()
+    row = next(r for r in board["results"] if r["hub_id"] == ENTRY)
+    assert row["precision"] == "gguf"
+    page = client.get(reverse("model-detail", args=[ENTRY]))
+    assert page.status_code == 200 and 'id="model-gguf"' in page.content.decode()
