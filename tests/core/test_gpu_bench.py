@@ -1,5 +1,5 @@
 """bench/gpu_bench.py runs on a GPU only where one is lent; its throughput path is the same code on the CPU with a
-tiny model, run here end to end on a few real-shaped questions so a change cannot break it unnoticed."""
+tiny model, run here end to end on two real-shaped questions so a change cannot break it unnoticed."""
 import importlib.util
 import re
 import sys
@@ -37,7 +37,7 @@ def test_nine_orders_are_planned_as_the_engine_plans_them(gpu_bench):
 
 def test_the_throughput_path_runs_on_the_cpu_and_reports_every_figure_against_the_limit(
         gpu_bench, monkeypatch, capsys):
-    monkeypatch.setattr(sys, "argv", ["gpu_bench.py", "--device", "cpu", "--mode", "throughput", "--n", "4",
+    monkeypatch.setattr(sys, "argv", ["gpu_bench.py", "--device", "cpu", "--mode", "throughput", "--n", "2",
                                       "--backends", "transformers", "--vocab", "4000"])
     gpu_bench.main()
     out = capsys.readouterr().out
