@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PROJECT = ("leaderboard", "evaluator", "frontend", "tests")
+PROJECT = ("leaderboard", "evaluator", "frontend", "tests", "bench")
 
 
 def _project_imports(path: Path):
