@@ -111,3 +111,13 @@ def test_a_split_file_reads_every_part(fake_hub):
     with pytest.raises(SubmissionRefused) as caught:
         check_gguf(ModelRef("org/tiny-GGUF"), "m-00002-of-00002.gguf", max_bytes=GB)
     assert caught.value.code == "GGUF_SPLIT_INCOMPLETE" and "m-00001-of-00002.gguf" in caught.value.hint
+
+
+def test_a_file_kept_in_git_not_lfs_is_hashed_whole(fake_hub):
+    import hashlib
+
+    data = tiny_gguf()
+    fake_hub.add_repo("org/small", repo_type="model", lfs=(), files={"README.md": readme({"license": "mit"}),
+                                                                     "m.gguf": data})
+    facts = check_gguf(ModelRef("org/small"), "m.gguf", max_bytes=GB)
+    assert facts.sha256 == hashlib.sha256(data).hexdigest()

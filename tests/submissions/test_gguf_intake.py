@@ -82,10 +82,15 @@ def test_each_refusal_has_its_code_and_stores_nothing(api, fake_hub, settings, s
     assert response.json()["code"] == "GGUF_TOO_LARGE" and "over the cap" in response.json()["detail"]
     response = api(gguf_file="../tiny.gguf")
     assert response.status_code == 400 and response.json()["code"] == "INVALID_ID"
+    settings.GGUF_MAX_BYTES = 1 << 30
+    fake_hub.add_repo("org/gated", repo_type="model", gated="auto",
+                      files={"README.md": readme({"license": "mit"}), "m.gguf": good})
+    response = api(hub_id="org/gated", gguf_file="m.gguf")  # its header cannot be read without access
+    assert response.json()["code"] == "GATED" and "org/gated" in response.json()["detail"]
     assert snapshot() == before
 
 
-def test_the_same_file_twice_is_a_duplicate_and_another_file_is_another_model(api, gguf_repo, fake_hub, snapshot):
+def test_the_same_file_twice_is_a_duplicate_and_another_file_is_another_model(api, client, gguf_repo, snapshot):
     first = api().json()
     before = snapshot()
     again = api()
@@ -99,6 +104,9 @@ def test_the_same_file_twice_is_a_duplicate_and_another_file_is_another_model(ap
     assert other.status_code == 201 and other.json()["hub_id"] == f"{REPO}/tiny-Q4_0.gguf"
     assert other.json()["gguf_quantization"] == "Q4_0"
     assert ModelEntry.objects.filter(hub_id__startswith=REPO).count() == 2
+    rows = client.get(reverse("api-submissions"), {"format": "csv"}).content.decode().splitlines()
+    assert rows[0].split(",")[9:12] == ["gguf_file", "gguf_sha256", "gguf_quantization"]
+    assert any(",tiny-Q4_0.gguf," in row and ",Q4_0," in row for row in rows[1:])
 
 
 def test_the_sealed_split_runs_once_per_pinned_file(api, gguf_repo):
