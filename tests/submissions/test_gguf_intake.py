@@ -175,3 +175,21 @@ def test_the_model_page_and_api_name_the_file_and_its_quantization(client, api, 
     detail = client.get(reverse("api-model-detail", args=[entry])).json()
     assert (detail["gguf_file"], detail["quantization"], detail["architecture"]) == ("tiny-Q8_0.gguf", "Q8_0",
                                                                                       "llama")
+
+
+def test_the_submit_command_and_a_rerun_keep_the_pinned_file(author, gguf_repo, capsys):
+    import json
+
+    from django.core.management import CommandError, call_command
+
+    from leaderboard.evaluations.admin_services import run_rerun
+
+    call_command("submit", REPO, "--user", "author", "--gguf-file", "tiny-Q4_0.gguf")
+    body = json.loads(capsys.readouterr().out)
+    assert (body["hub_id"], body["gguf_quantization"]) == (f"{REPO}/tiny-Q4_0.gguf", "Q4_0")
+    with pytest.raises(CommandError, match="GGUF_NOT_FOUND"):
+        call_command("submit", REPO, "--user", "author", "--gguf-file", "missing.gguf")
+    run = EvaluationRun.objects.get(submission_id=body["id"], split="validation")
+    again = run_rerun(run, actor=author, reason="a test")
+    assert (again.backend, again.model_ref, again.model_files) == (run.backend, run.model_ref, run.model_files)
+    assert again.model_files[0]["sha256"] == body["gguf_sha256"]

@@ -25,6 +25,8 @@ class Command(BaseCommand):
         chat.add_argument("--no-chat-template", dest="chat", action="store_false")
         parser.add_argument("--benchmark", action="append", dest="benchmarks", help="repeatable; default mobile-mmlu")
         parser.add_argument("--probe", action="store_true", help="also run the memorization probe")
+        parser.add_argument("--gguf-file", default="", help="path of a GGUF file in the repository: evaluate that "
+                                                            "file with llama.cpp (precision is then the file's)")
 
     def handle(self, *args, **o):
         user = get_user_model().objects.filter(username=o["user"]).first()
@@ -34,7 +36,7 @@ class Command(BaseCommand):
             submission = services.submission_create(
                 user=user, ref=model_ref(o["hub_id"], o["revision"]), precision=o["precision"],
                 model_type=o["model_type"], use_chat_template=o["chat"], benchmarks=o["benchmarks"],
-                probe=o["probe"])
+                probe=o["probe"], gguf_file=o["gguf_file"])
         except DomainError as exc:
             raise refusal_of(exc) from None
         self.stdout.write(json.dumps(SubmissionOutputSerializer(submission).data, indent=2))
