@@ -34,28 +34,14 @@ from ..decoding import GREEDY, DecodingRule
 from ..gguf_convert import file_sha256, llama_cpp_build
 from ..questions import LETTERS
 from .base import BackendError, BackendUnavailable, describe_common, encode_prompt, letter_token_forms, logsumexp
+from .gguf_file import TokenizerMismatch, FileTokenizer, ftype_name, check_gguf, first_difference
 from .prefix_reuse import MIN_SHARED_PREFIX
 
-GGUF_MAGIC = b"GGUF"
 DEFAULT_THREADS = 4      # a phone-class CPU; a setting (threads=, --threads)
 CONTEXT_MARGIN = 32      # as vLLM's: answer-order variants and chat wrapping add a few tokens
 DEFAULT_CONTEXT = 4096   # without sizing prompts, capped by the file's training context
 KV_TYPES = {"f16": "GGML_TYPE_F16", "f32": "GGML_TYPE_F32"}  # f16: llama.cpp's default, what a phone runs
 _HUB_URL = re.compile(r"^https?://(?:www\.)?huggingface\.co/([^/\s]+/[^/\s]+?)/?$")
-
-
-class NotGGUF(BackendError):
-    code = "NOT_GGUF"
-
-
-class TokenizerMismatch(BackendError):
-    """The file tokenizes a prompt differently from its base model's tokenizer."""
-
-    code = "TOKENIZER_MISMATCH"
-
-    def __init__(self, message: str, *, prompt_index: int, position: int) -> None:
-        super().__init__(message)
-        self.prompt_index, self.position = prompt_index, position
 
 
 def _import_llama_cpp():
@@ -66,51 +52,6 @@ def _import_llama_cpp():
             "the llamacpp backend needs llama-cpp-python, built from source: ./dev.sh test builds .venv-llamacpp "
             "(pip install -r requirements/llamacpp.lock)") from exc
     return llama_cpp
-
-
-def check_gguf(path: str | Path) -> Path:
-    """The path of a readable GGUF file, else NotGGUF naming what it is instead."""
-    path = Path(path)
-    if not path.is_file():
-        raise NotGGUF(f"{path}: no such file; the llamacpp backend runs a local GGUF file "
-                      "(python -m evaluator convert makes one from a checkpoint)")
-    with path.open("rb") as fh:
-        head = fh.read(4)
-    if head != GGUF_MAGIC:
-        raise NotGGUF(f"{path} is not a GGUF file (it starts with {head!r}, not b'GGUF'); convert a checkpoint "
-                      "with python -m evaluator convert --model DIR --out FILE.gguf --quant f32")
-    return path
-
-
-def first_difference(a: Sequence[int], b: Sequence[int]) -> int | None:
-    """The first position where two id lists differ (a length difference counts at the shorter end)."""
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            return i
-    return None if len(a) == len(b) else min(len(a), len(b))
-
-
-class _FileTokenizer:
-    """The GGUF's own tokenizer (llama-cpp-python's LlamaModel) behind the calls letter_token_forms makes."""
-
-    def __init__(self, vocab: Any) -> None:
-        self.vocab = vocab
-
-    def encode(self, text: str, add_special_tokens: bool = False) -> list[int]:
-        return list(self.vocab.tokenize(text.encode("utf-8"), add_special_tokens, False))
-
-    def decode(self, ids: Sequence[int]) -> str:
-        return self.vocab.detokenize(list(ids), special=False).decode("utf-8", errors="replace")
-
-
-def _ftype_name(llama_cpp: Any, value: str | None) -> str | None:
-    """general.file_type (llama.cpp's ftype number) -> "Q4_K_M", "F32", ..."""
-    if value is None or not str(value).isdigit():
-        return None
-    for name in dir(llama_cpp):
-        if name.startswith(("LLAMA_FTYPE_MOSTLY_", "LLAMA_FTYPE_ALL_")) and getattr(llama_cpp, name) == int(value):
-            return name.removeprefix("LLAMA_FTYPE_MOSTLY_").removeprefix("LLAMA_FTYPE_ALL_")
-    return f"ftype {value}"
 
 
 class LlamaCppBackend:
@@ -163,7 +104,7 @@ class LlamaCppBackend:
         self._vocab = self.llm._model
         self.load_seconds = time.perf_counter() - t0
         self.n_ctx = self.llm.n_ctx()
-        self.tokenizer = _FileTokenizer(self._vocab)
+        self.tokenizer = FileTokenizer(self._vocab)
         self._vocab_ptr = llama_cpp.llama_model_get_vocab(self.llm.model)
         try:
             self.forms = letter_token_forms(self.tokenizer, LETTERS)
@@ -409,7 +350,7 @@ class LlamaCppBackend:
         md = self.metadata
         recipe = Path(f"{self.path}.recipe.json")
         return describe_common(
-            self, dtype=_ftype_name(self._llama_cpp, md.get("general.file_type")) or "unknown",
+            self, dtype=ftype_name(self._llama_cpp, md.get("general.file_type")) or "unknown",
             architecture=md.get("general.architecture"), file_sha256=self.file_sha256,
             file_bytes=self.path.stat().st_size, threads=self.threads, n_ctx=self.n_ctx,
             kv_cache_type=self.kv_cache_type, mmap=True,
