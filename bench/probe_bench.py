@@ -4,7 +4,7 @@
 
 Builds the ~30M-parameter bench model locally (no downloads), generates questions shaped like the
 published Mobile-MMLU files (bench/real_shapes.py) and times, on the same model and batch size: one-pass letter scoring (one forward per question) and the
-probe (one greedy generation of at most evaluator.probe.MAX_NEW_TOKENS tokens per question). Prints
+probe (one greedy generation per question, as long as its batch's longest masked option: evaluator.probe). Prints
 seconds per question and the ratio, plus the 4/3 factor for items discarded on the trusted side (the
 masked option was the correct one), measured on the same questions, each with its mean prompt characters
 and tokens, and the share of masked options short enough to be written within MAX_NEW_TOKENS. Repeats
@@ -69,7 +69,8 @@ def main() -> None:
     ratio = statistics.median(p / s for p, s in zip(probing, scoring))
     per_kept = statistics.median(probing) / max(counts["n"], 1)
     fits = sum(t <= MAX_NEW_TOKENS for t in masked_tokens) / n
-    print(f"questions: {n} real-shaped; probe: one generation of <= {MAX_NEW_TOKENS} tokens per question; "
+    print(f"questions: {n} real-shaped; probe: one generation per question of its batch's longest masked option + 8 tokens "
+          f"(at most {MAX_NEW_TOKENS}); "
           f"{args.repeats} interleaved repeats (medians); load average {os.getloadavg()[0]:.2f}")
     for key, label in (("scoring", "letter scoring"), ("probe", "probe prompt")):
         chars, tokens = sizes[key]

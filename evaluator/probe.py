@@ -6,8 +6,9 @@ split than on the sealed test split has probably seen the validation questions.
 The predicting side never knows the answer (the sealed split has none there), so the masked
 option is drawn by a seeded hash over *all* options; the trusted side later keeps only the
 items whose masked option was a wrong one, as TS-Guessing prescribes. That costs 1/(1-1/k)
-generations per kept item (4/3 with four options). Each item is one greedy generation of at
-most MAX_NEW_TOKENS tokens: the prefill of one letter-scoring prompt plus that many decode steps.
+generations per kept item (4/3 with four options). Each item is one greedy generation long enough
+to write its batch's longest masked option word for word (`reply_budget`, at most MAX_NEW_TOKENS):
+a Mobile-MMLU option averages ~400 characters, ~90 tokens, so a short fixed budget could never match.
 """
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from .questions import LETTERS, Question
 from .variants import derive_seed
 
 PROBE_VERSION = "ts-guessing-v1"
-MAX_NEW_TOKENS = 32
+MAX_NEW_TOKENS = 384  # a cap, sizing the context: the longest published options run to ~1,500 characters
+REPLY_MARGIN = 8      # tokens beyond the option's own: a leading space, quotes, an end-of-line
 INSTRUCTION = ("Below is a multiple-choice question with one option replaced by [MASK]. "
                "Write the exact text of the masked option {letter}. It must differ from the other options. "
                "Reply with that option's text only.")
@@ -55,6 +57,11 @@ def exact_match(reply: str, option: str) -> bool:
     return bool(want) and normalize(reply) == want
 
 
+def reply_budget(backend: Any, options: Sequence[str]) -> int:
+    """New tokens for a batch: its longest masked option as this backend tokenizes it, plus a margin, capped."""
+    return min(MAX_NEW_TOKENS, max(backend.count_tokens(o) for o in options) + REPLY_MARGIN)
+
+
 def run_probe(backend: Any, questions: Sequence[Question], *, seed: int, batch_size: int = 64,
               use_chat_template: bool = False, progress: Callable[[int, int], None] | None = None
               ) -> list[dict[str, Any]]:
@@ -63,7 +70,8 @@ def run_probe(backend: Any, questions: Sequence[Question], *, seed: int, batch_s
     for start in range(0, len(questions), batch_size):
         batch = questions[start:start + batch_size]
         masks = [masked_index(q, seed) for q in batch]
-        replies = backend.generate([render(q, m) for q, m in zip(batch, masks)], max_new_tokens=MAX_NEW_TOKENS,
+        budget = reply_budget(backend, [q.options[m] for q, m in zip(batch, masks)])
+        replies = backend.generate([render(q, m) for q, m in zip(batch, masks)], max_new_tokens=budget,
                                    use_chat_template=use_chat_template)
         rows += [{"question_id": q.question_id, "masked": LETTERS[m], "exact": exact_match(reply, q.options[m])}
                  for q, m, reply in zip(batch, masks, replies)]

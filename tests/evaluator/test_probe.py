@@ -40,12 +40,16 @@ class EchoingMemorizer:
     def __init__(self, questions):
         self.known = {question.question: question.options for question in questions}
 
+    def count_tokens(self, text, *, use_chat_template=False):
+        return len(text.split())  # a token a word
+
     def generate(self, prompts, *, max_new_tokens, use_chat_template=False):
         out = []
         for prompt in prompts:
             lines = prompt.splitlines()
             letter = lines[-1].split()[1].rstrip(":")
-            out.append(self.known.get(lines[2], ("?",) * 10)["ABCDEFGHIJ".index(letter)])
+            option = self.known.get(lines[2], ("?",) * 10)["ABCDEFGHIJ".index(letter)]
+            out.append(" ".join(option.split()[:max_new_tokens]))  # cut where a real model's budget ends
         return out
 
 
@@ -54,3 +58,12 @@ def test_run_probe_finds_a_memorizer():
     rows = run_probe(EchoingMemorizer(questions), questions, seed=3, batch_size=5)
     assert len(rows) == 12 and all(r["exact"] for r in rows)
     assert set(rows[0]) == {"question_id", "masked", "exact"}  # no generated text is kept
+
+
+def test_the_probe_can_write_an_option_as_long_as_the_published_ones():
+    """Mobile-MMLU options average ~400 characters (~70 words): the reply budget must cover the masked one."""
+    long_options = tuple(" ".join(f"{letter.lower()}word{i}" for i in range(70)) for letter in "ABCD")
+    questions = [Question(question_id=f"x{i}", question=f"Question {i}?", options=long_options,
+                          answer=frozenset("A")) for i in range(8)]
+    rows = run_probe(EchoingMemorizer(questions), questions, seed=3, batch_size=4)
+    assert all(r["exact"] for r in rows), "the memorizer's replies were cut before the option ended"
