@@ -66,6 +66,29 @@ def newcombe(p1: float, n1: float, p2: float, n2: float, z: float = Z95) -> tupl
             d + math.sqrt((hi1 - p1) ** 2 + (p2 - lo2) ** 2))
 
 
+
+def newcombe_paired(a: int, b: int, c: int, d: int, z: float = Z95) -> tuple[float, float]:
+    """Newcombe's score interval for a difference of paired proportions (his 1998 paper on paired data, method
+    10), for p1 − p2 with p1 = (a+b)/n, p2 = (a+c)/n, from the 2×2 table of the same n items: a both successes,
+    b first only, c second only, d neither. The two Wilson intervals are combined with the correlation
+    φ = (ad − bc)/√((a+b)(c+d)(a+c)(b+d)), a positive ad − bc less n/2 (0 where a margin is empty); with φ = 0
+    it is `newcombe`. Unlike the paired difference's normal interval, it does not shrink to a point when no item
+    changed (b = c = 0). Checked against Fagerland, Lydersen & Laake's worked example (Cavo et al., 2012)."""
+    n = a + b + c + d
+    if n == 0:
+        return (-1.0, 1.0)
+    p1, p2 = (a + b) / n, (a + c) / n
+    lo1, hi1 = wilson(p1, n, z)
+    lo2, hi2 = wilson(p2, n, z)
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    # Newcombe's φ: a positive ad − bc is reduced by n/2 (and not below 0), as his method 10 prescribes.
+    cross = a * d - b * c
+    cross = max(0.0, cross - n / 2) if cross > 0 else cross
+    phi = cross / math.sqrt(margins) if margins else 0.0
+    below = math.sqrt(max(0.0, (p1 - lo1) ** 2 - 2 * phi * (p1 - lo1) * (hi2 - p2) + (hi2 - p2) ** 2))
+    above = math.sqrt(max(0.0, (hi1 - p1) ** 2 - 2 * phi * (hi1 - p1) * (p2 - lo2) + (p2 - lo2) ** 2))
+    return (max(-1.0, p1 - p2 - below), min(1.0, p1 - p2 + above))
+
 def two_proportion_z(x1: float, n1: int, x2: float, n2: int) -> float | None:
     """Pooled z for p1 − p2; None when a side has no trials, 0 when both are 0% or both 100%."""
     if not n1 or not n2:

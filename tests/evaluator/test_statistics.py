@@ -308,3 +308,26 @@ def test_spearman_matches_scipy_with_ties():
     assert st.spearman([1, 2], [1, 2])["rho"] is None
     with pytest.raises(ValueError):
         st.spearman([1, 2, 3], [1, 2])
+
+
+def test_newcombe_paired_gives_the_books_worked_example():
+    # Fagerland, Lydersen & Laake, "Statistical Analysis of Contingency Tables" (2017), ch. 8: complete response
+    # before and after consolidation therapy (Cavo et al., 2012), table 59/6/16/80: estimate -0.0621,
+    # Newcombe's square-and-add interval -0.1186 to -0.0046 (also the R package contingencytables' test).
+    low, high = st.newcombe_paired(59, 6, 16, 80)
+    assert (6 - 16) / 161 == pytest.approx(-0.0621, abs=5e-5)
+    assert (low, high) == (pytest.approx(-0.1186, abs=5e-5), pytest.approx(-0.0046, abs=5e-5))
+
+
+def test_newcombe_paired_is_the_unpaired_interval_without_correlation_and_never_a_point():
+    # ad = bc: φ = 0, so the paired interval is the two Wilson intervals added in squares, as `newcombe`.
+    assert st.newcombe_paired(10, 5, 10, 5) == close(st.newcombe(15 / 30, 30, 20 / 30, 30))
+    # No question changed: the estimate is 0, but the interval still has width (a Wald interval would be [0, 0]).
+    low, high = st.newcombe_paired(40, 0, 0, 60)
+    assert low < 0 < high and high == close(-low)
+    # A large table: close to the paired Wald interval (b - c)/n ± z·√((b + c) − (b − c)²/n)/n.
+    a, b, c, d = 6000, 300, 500, 3200
+    n = a + b + c + d
+    half = st.Z95 * math.sqrt((b + c) - (b - c) ** 2 / n) / n
+    low, high = st.newcombe_paired(a, b, c, d)
+    assert low == pytest.approx((b - c) / n - half, abs=5e-4) and high == pytest.approx((b - c) / n + half, abs=5e-4)
