@@ -1,5 +1,6 @@
 """`python -m evaluator`: run the engine on a local question file, no database.
-`python -m evaluator convert`: make a GGUF file from a checkpoint (evaluator/gguf_convert.py)."""
+`python -m evaluator convert`: make a GGUF file from a checkpoint (evaluator/gguf_convert.py).
+`python -m evaluator profile`: a GGUF file's phone-class cost profile (evaluator/ondevice_profile.py)."""
 from __future__ import annotations
 
 import argparse
@@ -14,6 +15,7 @@ from .engine import MODES, run_evaluation
 from .gguf_convert import QUANTS, ConvertError, convert
 from .prompts import TEMPLATES, get_template, render_questions
 from .metrics import summarize
+from . import ondevice_profile
 from .protocols import PROTOCOLS, ProtocolError, apply_guesses, get_protocol
 from .protocols import render_questions as protocol_prompts
 from .questions import QuestionFileError, load_questions
@@ -69,6 +71,43 @@ def build_convert_parser() -> argparse.ArgumentParser:
     return p
 
 
+def build_profile_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m evaluator profile",
+                                description="A GGUF file's cost profile on this machine's CPU (no GPU), in a fresh "
+                                            "process: pp/tg tokens/s as llama-bench measures them, time to first "
+                                            "token of a median Mobile-MMLU prompt, peak RSS, file size, CPU, energy "
+                                            "(RAPL, where readable). A server CPU's figures: a proxy, not a phone.")
+    p.add_argument("--model", required=True, help="the GGUF file")
+    p.add_argument("--threads", type=int, default=ondevice_profile.DEFAULT_THREADS)
+    p.add_argument("--repeats", type=int, default=ondevice_profile.REPEATS)
+    p.add_argument("--pp", type=int, default=ondevice_profile.PP_TOKENS, help="prompt-processing batch (pp512)")
+    p.add_argument("--tg", type=int, default=ondevice_profile.TG_TOKENS, help="tokens generated (tg128)")
+    p.add_argument("--mmap", action=argparse.BooleanOptionalAction, default=True,
+                   help="memory-map the file, as phone runtimes do (default)")
+    p.add_argument("--json", action="store_true", help="the JSON only, no line for people")
+    p.add_argument("--rapl-root", default=str(ondevice_profile.RAPL_ROOT), help=argparse.SUPPRESS)
+    p.add_argument("--in-process", action="store_true", help=argparse.SUPPRESS)  # the fresh process itself
+    return p
+
+
+def profile_main(argv: Sequence[str]) -> int:
+    args = build_profile_parser().parse_args(argv)
+    kwargs = {"threads": args.threads, "repeats": args.repeats, "pp": args.pp, "tg": args.tg, "mmap": args.mmap,
+              "rapl_root": args.rapl_root}
+    try:
+        if args.in_process:
+            profile = ondevice_profile.profile_in_process(args.model, **kwargs)
+        else:
+            profile = ondevice_profile.measure_profile(args.model, **kwargs)
+    except (ondevice_profile.ProfileError, BackendError, OSError) as exc:
+        _refuse(exc, default="PROFILE_ERROR")
+        return 2
+    print(json.dumps(profile, default=str) if args.in_process else json.dumps(profile, indent=2, default=str))
+    if not (args.json or args.in_process):
+        print(ondevice_profile.describe(profile))
+    return 0
+
+
 def convert_main(argv: Sequence[str]) -> int:
     args = build_convert_parser().parse_args(argv)
     try:
@@ -89,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["convert"]:
         return convert_main(argv[1:])
+    if argv[:1] == ["profile"]:
+        return profile_main(argv[1:])
     args = build_parser().parse_args(argv)
     try:
         questions = load_questions(args.questions)

@@ -1,0 +1,268 @@
+"""The phone-class cost profile of a GGUF file: what running it costs on a small CPU, measured on the server's.
+
+Measured in a fresh process (`python -m evaluator profile --in-process`, started by measure_profile), on the CPU
+only (n_gpu_layers=0, CUDA hidden) with a fixed number of threads, so nothing the evaluation loaded (weights in
+the page cache aside) or a GPU flatters it:
+
+- pp and tg tokens/s as llama-bench measures them (llama.cpp's tools/llama-bench/llama-bench.cpp): pp = one
+  batch of `pp` tokens (BOS where the file adds one, then pseudo-random ids) decoded at once; tg = `tg` single-token decodes after an
+  empty context, each the next pseudo-random id; one warm-up run of each (pp: the batch, tg: one token), then
+  `repeats` runs, the memory cleared before each; tokens/s of a run = tokens / its seconds; mean and sample sd.
+- time to first token of a median-length Mobile-MMLU prompt (ondevice_prompt.txt: the median of 401
+  real-shaped questions rendered with the default template, 1,699 characters): tokenize, prefill, pick the
+  first token; mean and sd over `repeats`, each from an empty context.
+- peak resident memory of that process (VmHWM) and whether the file was memory-mapped (file pages the
+  process touched count as resident when it is), the file's size.
+- the CPU's model and flags, the thread count, llama.cpp's build and system info.
+- energy only from RAPL counters (/sys/class/powercap/intel-rapl:*/energy_uj) where readable; otherwise
+  `energy` is null and `energy_why` says why. Nothing is estimated.
+
+Every figure is a server CPU's: LABEL says so wherever the profile appears.
+"""
+from __future__ import annotations
+
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_THREADS = 4  # a phone-class core count; a setting (ONDEVICE_PROFILE_THREADS, --threads)
+PP_TOKENS, TG_TOKENS, REPEATS = 512, 128, 5  # llama-bench's defaults: pp512, tg128, -r 5
+N_BATCH, N_UBATCH = 2048, 512  # llama-bench's defaults
+PROMPT_FILE = Path(__file__).with_name("ondevice_prompt.txt")
+RAPL_ROOT = Path("/sys/class/powercap")
+LABEL = "measured on a server CPU with {threads} threads: a proxy, not a phone"
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+class ProfileError(Exception):
+    code = "PROFILE_ERROR"
+
+
+def label(threads: int) -> str:
+    return LABEL.format(threads=threads)
+
+
+def measure_profile(path: str | Path, *, threads: int = DEFAULT_THREADS, repeats: int = REPEATS,
+                    pp: int = PP_TOKENS, tg: int = TG_TOKENS, mmap: bool = True, timeout: float | None = None,
+                    rapl_root: str | Path = RAPL_ROOT) -> dict[str, Any]:
+    """The profile of the GGUF file at `path`, measured in a fresh child process (see the module's docstring)."""
+    cmd = [sys.executable, "-m", "evaluator", "profile", "--in-process", "--model", str(path),
+           "--threads", str(threads), "--repeats", str(repeats), "--pp", str(pp), "--tg", str(tg),
+           "--rapl-root", str(rapl_root), "--mmap" if mmap else "--no-mmap"]
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "OMP_NUM_THREADS": str(threads)}  # no GPU, pinned threads
+    try:
+        proc = subprocess.run(cmd, cwd=_ROOT, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        raise ProfileError(f"the profile of {Path(path).name} took over {timeout:.0f} s") from exc
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
+        raise ProfileError(f"the profile of {Path(path).name} failed: {tail[0]}")
+    try:
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError) as exc:
+        raise ProfileError(f"the profile of {Path(path).name} printed no JSON") from exc
+
+
+def describe(profile: dict[str, Any]) -> str:
+    """One line for people: the figures with the label."""
+    if profile.get("error"):
+        return f"cost profile failed: {profile['error']}"
+    pp, tg, ttft = profile["pp"], profile["tg"], profile["ttft"]
+    energy = "energy not measured" if profile.get("energy") is None else \
+        f"tg {profile['energy']['tg_joules_per_token']:.3g} J/token (RAPL)"
+    return (f"pp{pp['tokens']} {pp['tokens_per_s']:.1f} ± {pp['sd']:.1f} tok/s, tg{tg['tokens']} "
+            f"{tg['tokens_per_s']:.1f} ± {tg['sd']:.1f} tok/s, TTFT {ttft['seconds'] * 1000:.0f} ms "
+            f"({ttft['prompt_chars']} characters), peak RSS {profile['peak_rss_bytes'] / 2**20:.0f} MiB "
+            f"({'memory-mapped' if profile['mmap'] else 'read into memory'}), {energy}; {profile['label']}")
+
+
+# --- the fresh process ----------------------------------------------------------------------------
+
+def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int, tg: int, mmap: bool,
+                       rapl_root: str | Path = RAPL_ROOT) -> dict[str, Any]:
+    from .backends.gguf_file import check_gguf, ftype_name
+    from .backends.llamacpp_backend import _import_llama_cpp
+    from .gguf_convert import llama_cpp_build
+
+    if min(threads, repeats, pp, tg) < 1:
+        raise ProfileError("threads, repeats, pp and tg must each be at least 1")
+    llama_cpp = _import_llama_cpp()
+    path = check_gguf(str(path))
+    t_start = time.perf_counter()
+    prompt = PROMPT_FILE.read_text(encoding="utf-8")
+    llm = llama_cpp.Llama(model_path=str(path), n_ctx=max(pp + 1, tg + 1, 2048), n_batch=N_BATCH,
+                          n_ubatch=N_UBATCH, n_threads=threads, n_threads_batch=threads, n_gpu_layers=0,
+                          use_mmap=mmap, seed=0, logits_all=False, verbose=False)
+    try:
+        bench = _Bench(llama_cpp, llm)
+        prompt_ids = list(llm.tokenize(prompt.encode("utf-8"), add_bos=True))
+        if len(prompt_ids) >= llm.n_ctx():
+            raise ProfileError(f"the median prompt is {len(prompt_ids)} tokens, over the file's context")
+        energy = _Rapl(Path(rapl_root))
+        bench.prompt(pp)  # llama-bench's warm-up runs
+        bench.gen(1)
+        pp_runs, pp_joules = _repeat(lambda: bench.prompt(pp), repeats, bench, energy)
+        tg_runs, tg_joules = _repeat(lambda: bench.gen(tg), repeats, bench, energy)
+        ttft_runs = []
+        for _ in range(repeats):
+            bench.clear()
+            t0 = time.perf_counter()
+            ids = list(llm.tokenize(prompt.encode("utf-8"), add_bos=True))
+            bench.decode(ids)
+            bench.first_token()
+            ttft_runs.append(time.perf_counter() - t0)
+        md = llm.metadata
+        out = {
+            "label": label(threads),
+            "method": "llama-bench's (warm-up, then repeats from an empty context; tokens/s = tokens / seconds)",
+            "file": path.name, "file_bytes": path.stat().st_size, "architecture": md.get("general.architecture"),
+            "file_type": ftype_name(llama_cpp, md.get("general.file_type")) or "unknown",
+            "params": int(llm._model.n_params()),
+            "threads": threads, "n_gpu_layers": 0, "mmap": mmap, "repeats": repeats,
+            "pp": _stats(pp, pp_runs), "tg": _stats(tg, tg_runs),
+            "ttft": {"prompt_chars": len(prompt), "prompt_tokens": len(prompt_ids), "seconds": statistics.fmean(
+                ttft_runs), "sd": _sd(ttft_runs), "runs": [round(s, 6) for s in ttft_runs]},
+        }
+    finally:
+        llm.close()
+    out.update(peak_rss_bytes=_peak_rss(), peak_rss_kind=(
+        "VmHWM of the profiling process" + (" (the file's pages it touched count: memory-mapped)" if mmap else "")))
+    out["energy"], out["energy_why"] = energy.result(pp_joules, pp * repeats, tg_joules, tg * repeats)
+    out.update(cpu=cpu_info(), llama_cpp=llama_cpp_build(), pid=os.getpid(), seconds=time.perf_counter() - t_start,
+               system_info=llama_cpp.llama_print_system_info().decode(errors="replace").strip())
+    return out
+
+
+class _Bench:
+    """llama-bench's test_prompt and test_gen on llama.cpp's own calls (llama_batch_get_one, llama_decode)."""
+
+    def __init__(self, llama_cpp, llm) -> None:
+        self.lib, self.llm, self.ctx = llama_cpp, llm, llm.ctx
+        vocab = llama_cpp.llama_model_get_vocab(llm.model)
+        self.n_vocab = llm.n_vocab()
+        self.bos = llama_cpp.llama_vocab_bos(vocab) if llama_cpp.llama_vocab_get_add_bos(vocab) else None
+        self.rng = random.Random(1)  # llama-bench: std::rand(), never seeded
+
+    def clear(self) -> None:
+        self.lib.llama_memory_clear(self.lib.llama_get_memory(self.ctx), False)
+
+    def decode(self, ids: list[int]) -> None:
+        for i in range(0, len(ids), N_BATCH):
+            chunk = ids[i:i + N_BATCH]
+            tokens = (self.lib.llama_token * len(chunk))(*chunk)  # held: the batch only points at it
+            if self.lib.llama_decode(self.ctx, self.lib.llama_batch_get_one(tokens, len(chunk))) != 0:
+                raise ProfileError(f"llama_decode failed on a batch of {len(chunk)} tokens")
+        self.lib.llama_synchronize(self.ctx)
+
+    def _first(self) -> int:
+        return self.bos if self.bos is not None else self.rng.randrange(self.n_vocab)
+
+    def prompt(self, n: int) -> None:
+        self.decode([self._first()] + [self.rng.randrange(self.n_vocab) for _ in range(n - 1)])
+
+    def gen(self, n: int) -> None:
+        token = self._first()
+        for _ in range(n):
+            self.decode([token])
+            token = self.rng.randrange(self.n_vocab)
+
+    def first_token(self) -> int:
+        import numpy as np
+
+        logits = self.lib.llama_get_logits_ith(self.ctx, -1)
+        return int(np.ctypeslib.as_array(logits, shape=(self.n_vocab,)).argmax())
+
+
+def _repeat(work, repeats: int, bench: _Bench, energy: "_Rapl") -> tuple[list[float], float | None]:
+    seconds, joules = [], 0.0
+    for _ in range(repeats):
+        bench.clear()
+        before = energy.read()
+        t0 = time.perf_counter()
+        work()
+        seconds.append(time.perf_counter() - t0)
+        after = energy.read()
+        joules = None if joules is None or before is None or after is None else joules + energy.delta(before, after)
+    return seconds, joules
+
+
+def _stats(tokens: int, seconds: list[float]) -> dict[str, Any]:
+    rates = [tokens / s for s in seconds]
+    return {"tokens": tokens, "tokens_per_s": statistics.fmean(rates), "sd": _sd(rates),
+            "runs": [round(r, 3) for r in rates]}
+
+
+def _sd(values: list[float]) -> float:
+    return statistics.stdev(values) if len(values) > 1 else 0.0
+
+
+def _peak_rss() -> int:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # Linux reports KiB
+
+
+def cpu_info(cpuinfo: str | Path = "/proc/cpuinfo") -> dict[str, Any]:
+    """The CPU's model and feature flags as the kernel reports them (x86 `model name`/`flags`, Arm `Features`)."""
+    fields: dict[str, str] = {}
+    try:
+        for line in Path(cpuinfo).read_text(errors="replace").splitlines():
+            key, sep, value = line.partition(":")
+            if sep and key.strip() not in fields:
+                fields[key.strip()] = value.strip()
+    except OSError:
+        pass
+    model = fields.get("model name") or fields.get("Hardware") or fields.get("CPU part") or platform.processor()
+    flags = (fields.get("flags") or fields.get("Features") or "").split()
+    return {"model": model or "unknown", "flags": flags, "machine": platform.machine(), "logical_cpus": os.cpu_count()}
+
+
+class _Rapl:
+    """Package energy counters (intel-rapl:N, also on AMD hosts that expose them), read only where readable."""
+
+    def __init__(self, root: Path) -> None:
+        self.domains = sorted(p for p in root.glob("intel-rapl:*") if p.name.count(":") == 1)
+        self.why = None
+        if not self.domains:
+            self.why = (f"no RAPL counters ({root}/intel-rapl:* absent: a VM, a container without powercap, or a "
+                        "CPU without RAPL); energy is not measured and not estimated")
+        elif self.read() is None:
+            self.why = ("RAPL counters present but not readable by this user (energy_uj is root-only on Linux "
+                        ">= 5.10); energy is not measured and not estimated")
+
+    def read(self) -> list[int] | None:
+        if not self.domains:
+            return None
+        try:
+            return [int((d / "energy_uj").read_text()) for d in self.domains]
+        except (OSError, ValueError):
+            return None
+
+    def delta(self, before: list[int], after: list[int]) -> float:
+        total = 0
+        for domain, b, a in zip(self.domains, before, after):
+            if a < b:  # the counter wrapped
+                a += int((domain / "max_energy_range_uj").read_text())
+            total += a - b
+        return total / 1e6
+
+    def result(self, pp_joules, pp_tokens, tg_joules, tg_tokens) -> tuple[dict | None, str | None]:
+        if self.why or pp_joules is None or tg_joules is None:
+            return None, self.why or "a RAPL counter could not be read during the runs; energy is not reported"
+        return {"source": "RAPL", "domains": [d.name for d in self.domains],
+                "scope": "whole CPU package(s): every process on the machine counts, not only this one",
+                "pp_joules_per_token": pp_joules / pp_tokens, "tg_joules_per_token": tg_joules / tg_tokens}, None
