@@ -163,6 +163,10 @@ def test_mmlu_pro_imported_from_its_files_runs_as_its_script_runs_it(cot_shrug_m
     the run sends are the official script's for the raw rows, and the random-guess figures are the script's."""
     test_rows = make_pro_rows(per_category=3)
     dev_rows = make_pro_rows(per_category=2, first_id=0, worked=True)
+    # Published cells keep stray spaces (MMLU's sources have them); the script renders them as they are.
+    test_rows[1]["question"] = "  " + test_rows[1]["question"] + " \n"
+    test_rows[1]["options"][2] = " " + test_rows[1]["options"][2] + "  "
+    dev_rows[0]["cot_content"] += "\n"
     root = write_mmlu_pro(tmp_path / "MMLU-Pro", test_rows=test_rows, validation_rows=dev_rows)
     call_command("create_benchmark", "--slug", "mmlu-pro", "--topics-from", str(root / PRO_TEST), verbosity=0)
     for split, path in (("dev", PRO_VALIDATION), ("validation", PRO_TEST)):

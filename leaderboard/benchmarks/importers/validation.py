@@ -73,6 +73,16 @@ def _cell(value) -> str:
     return str(value).strip()
 
 
+def _published(value) -> str:
+    """A cell of MMLU-Pro's list layout as published, stray spaces kept (its official prompt renders them); ""
+    when blank. Other layouts' cells are stripped (_cell), as they always were, so their content hashes hold."""
+    return str(value) if _cell(value) else ""
+
+
+def _list_layout(record: RawRecord) -> bool:
+    return "options" in record.values and not option_columns(record.values)
+
+
 @dataclass(slots=True)
 class _Options:
     texts: tuple[str, ...]  # what is stored, lettered A, B, ...
@@ -87,7 +97,7 @@ def _options(record: RawRecord, problems: ProblemCollector) -> _Options | None:
         column, message, hint = layout
         problems.add(record.file, message, row=record.row, column=column, hint=hint)
         return None
-    if "options" in values and not option_columns(values):
+    if _list_layout(record):
         raw = values["options"]
         if isinstance(raw, str):
             try:
@@ -99,7 +109,8 @@ def _options(record: RawRecord, problems: ProblemCollector) -> _Options | None:
         if not isinstance(raw, (list, tuple)):
             problems.add(record.file, "options is not a list", row=record.row, column="options")
             return None
-        cells = [(OPTION_LETTERS[i] if i < len(OPTION_LETTERS) else f"#{i + 1}", _cell(v)) for i, v in enumerate(raw)]
+        cells = [(OPTION_LETTERS[i] if i < len(OPTION_LETTERS) else f"#{i + 1}", _published(v))
+                 for i, v in enumerate(raw)]
         while cells and not cells[-1][1]:
             cells.pop()
         # MMLU-Pro's lists carry "N/A" options that its scripts drop; validation refuses a drop that would
@@ -290,8 +301,9 @@ def _answer(record: RawRecord, state: _Pass, uid: str, options: _Options, in_key
 def _extra(record: RawRecord, state: _Pass) -> dict:
     """Question.extra: the record's non-empty src and cot_content. A worked chain of thought states the answer,
     so it is never kept for the sealed split (counted, and the import's report says so)."""
+    cell = _published if _list_layout(record) else _cell
     extra = {column: text for column in EXTRA_COLUMNS if column in record.values
-             and (text := _cell(record.values[column]))}
+             and (text := cell(record.values[column]))}
     if state.sealed and extra.pop("cot_content", None):
         state.cot_dropped += 1
     return extra
@@ -308,7 +320,7 @@ def _clean_record(record: RawRecord, state: _Pass) -> CleanQuestion | None:
     topic = _topic(record, state)
     if topic is None:
         return None
-    text = _cell(record.values["question"])
+    text = (_published if _list_layout(record) else _cell)(record.values["question"])
     if not text:
         state.problems.add(record.file, "empty question", row=record.row, column="question")
         return None
