@@ -1,12 +1,13 @@
 """A model's page: the headline (rank, accuracy, sealed test, Δ, order spread, last evaluated), radar, subcategory
 bars and the variant heatmap of one chosen run (open split), its sortable topic table against the board median,
-one run history, Δ, efficiency, reproducibility."""
+one run history, Δ, on-device variants (open split only), efficiency, reproducibility."""
 from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 
 from leaderboard.contamination import selectors as contamination_selectors
 from leaderboard.evaluations import display
+from leaderboard.results import quantization_truth
 from leaderboard.results import selectors as results_selectors
 from leaderboard.submissions import selectors as submission_selectors
 
@@ -45,5 +46,6 @@ def model_detail(request, hub_id):
         "robustness": robustness, "deltas": contamination["latest"], "delta_history": contamination["history"],
         "efficiency": payload.efficiency_rows(chosen.run.efficiency if chosen else {}),
         "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
+        "on_device": quantization_truth.on_device(hub_id=canonical),
         "sealed_note": display.SEALED_BREAKDOWN_NOTE, **payload.protocol_card(chosen),
     })

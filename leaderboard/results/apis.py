@@ -17,12 +17,13 @@ from leaderboard.evaluations import display
 from leaderboard.submissions.selectors import public_model_or_404
 
 from . import csv as results_csv
-from . import selectors
+from . import quantization_truth, selectors
 from .cache import cached_get
 from .lm_eval_json import lm_eval_results
 from .query_serializers import LeaderboardQuerySerializer, SubmittedPredictionsQuerySerializer, TopicsQuerySerializer
 from .serializers import (HistoryRowSerializer, LeaderboardRowSerializer, LmEvalResultsSerializer,
-                          ModelDetailSerializer, SubmittedPredictionRowSerializer)
+                          ModelDetailSerializer, OnDeviceRowSerializer, OnDeviceSerializer,
+                          SubmittedPredictionRowSerializer)
 
 
 def _safe_name(hub_id):
@@ -110,6 +111,23 @@ class ModelHistoryApi(_Base):
             return streaming_csv(results_csv.HISTORY_COLUMNS, rows, f"history-{_safe_name(hub_id)}.csv")
         return Response(HistoryRowSerializer(rows, many=True).data)
 
+
+
+class ModelOnDeviceApi(_Base):
+    """A model's on-device variants: a GGUF model's open-split runs against its base model's 16-bit run, or the GGUF
+    files made from a model; each with accuracy, its paired change, flips and mean KL, or why there is no number."""
+
+    @extend_schema(parameters=[FORMAT_PARAM], responses=OnDeviceSerializer)
+    @cached_get
+    def get(self, request, hub_id):
+        model = public_model_or_404(hub_id=hub_id)
+        if model is None:
+            raise Http404(f"No model {hub_id!r}.")
+        report = quantization_truth.on_device(hub_id=model.hub_id)
+        if self.wants_csv():
+            return streaming_csv(list(OnDeviceRowSerializer().fields), report["rows"],
+                                 f"on-device-{_safe_name(model.hub_id)}.csv")
+        return Response(OnDeviceSerializer({"hub_id": model.hub_id, **report}).data)
 
 class TopicsCsvApi(_Base):
     renderer_classes = [CSVRenderer, JSONRenderer]

@@ -178,3 +178,50 @@ LmEvalResultsSerializer = inline_serializer("LmEvalResults", fields={
     "date": serializers.FloatField(), "model_name": serializers.CharField(),
     "mobile_mmlu_leaderboard": _free("where the figures come from: run, split, variant, template and dataset hashes"),
 })
+
+
+class OnDeviceRowSerializer(serializers.Serializer):
+    """A GGUF file's open-split run against its base model's 16-bit run (results/quantization_truth.py)."""
+
+    hub_id = serializers.CharField(help_text="the GGUF model: repository id and file path")
+    gguf_file = serializers.CharField()
+    quantization = serializers.CharField(help_text="the file's type, e.g. Q4_K_M")
+    run_id = serializers.IntegerField()
+    benchmark = serializers.CharField()
+    benchmark_version = serializers.IntegerField()
+    split = serializers.CharField(help_text="open splits only: the sealed test split is never compared per question")
+    shots = serializers.IntegerField()
+    protocol = serializers.CharField()
+    variant = serializers.CharField(help_text="the answer order compared (the run's primary one)")
+    base_hub_id = serializers.CharField(allow_null=True, help_text="the model the file was made from, as its header "
+                                                                   "(general.base_model) or card names it")
+    base_run_id = serializers.IntegerField(allow_null=True, help_text="the base model's 16-bit run of the same plan")
+    compared = serializers.BooleanField()
+    reason_code = serializers.CharField(help_text="when not compared: base-unknown, base-not-on-board, "
+                                                  "no-16-bit-run or settings-differ")
+    reason = serializers.CharField(help_text="when not compared, why, in words")
+    n = serializers.IntegerField(allow_null=True, help_text="questions paired")
+    base_accuracy = serializers.FloatField(allow_null=True, help_text="percent, the 16-bit run on the paired questions")
+    accuracy = serializers.FloatField(allow_null=True, help_text="percent, the file on the paired questions")
+    ci95_low = serializers.FloatField(allow_null=True, help_text="Wilson interval of the file's accuracy")
+    ci95_high = serializers.FloatField(allow_null=True)
+    accuracy_change = serializers.FloatField(allow_null=True, help_text="points, file − 16-bit")
+    change_ci95_low = serializers.FloatField(allow_null=True, help_text="Newcombe's paired score interval (method 10)")
+    change_ci95_high = serializers.FloatField(allow_null=True)
+    flips = serializers.IntegerField(allow_null=True, help_text="questions whose predicted letter changed")
+    flip_rate = serializers.FloatField(allow_null=True, help_text="percent of the paired questions")
+    right_to_wrong = serializers.IntegerField(allow_null=True)
+    right_to_wrong_rate = serializers.FloatField(allow_null=True, help_text="percent")
+    wrong_to_right = serializers.IntegerField(allow_null=True)
+    wrong_to_right_rate = serializers.FloatField(allow_null=True, help_text="percent")
+    kl_n = serializers.IntegerField(allow_null=True, help_text="pairs with letter probabilities (logprobs mode)")
+    mean_kl = serializers.FloatField(allow_null=True, help_text="nats: mean KL(16-bit ‖ file) of the letter "
+                                                                "distributions, each renormalised over its letters")
+
+
+class OnDeviceSerializer(serializers.Serializer):
+    hub_id = serializers.CharField()
+    role = serializers.CharField(help_text='"file": a GGUF model, compared with its base; "base": a model GGUF '
+                                           'files were made from; "": neither')
+    note = serializers.CharField()
+    rows = OnDeviceRowSerializer(many=True)

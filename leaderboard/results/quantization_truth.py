@@ -1,0 +1,172 @@
+"""On-device variants: each GGUF file's run against the 16-bit run of its base model (issue 24, section 3).
+
+A GGUF run is paired with its base model's 16-bit run of the same plan (benchmark version, split, shots, template
+and its hash, protocol, mode, chat template, answer orders and their seed: the prompts and the answer orders are
+then the same) question by question on the primary answer order, and compared (evaluator/quantization_truth.py).
+Where there is no such run, the row says why instead of showing a number.
+
+Open splits only (ARCHITECTURE §6): flips and KL per question of the sealed split would tell which sealed
+questions a model gets right, so a sealed run is never listed here, and `_pair` refuses one whatever its caller
+checked. Unlike the other results selectors, this module reads two runs' prediction chunks; a comparison of two
+scored runs never changes, so it is cached per pair of runs.
+
+The base model of a run: its submission's GGUF facts (the file's `general.base_model.*`, else the card's
+`base_model`). Variants the server makes from a 16-bit submission (section 2b) plug in by answering there.
+"""
+import logging
+from dataclasses import asdict
+
+from django.core.cache import cache
+
+from evaluator.quantization_truth import PairedComparison, compare
+from leaderboard.benchmarks.models import SEALED_SPLITS
+from leaderboard.core.errors import SealedSplitError
+from leaderboard.evaluations.models import EvaluationRun, PredictionChunk
+from leaderboard.hub.precisions import PRECISIONS
+from leaderboard.submissions.models import ModelEntry, Submission
+
+from .selectors import model_hub_id, visible_results
+
+log = logging.getLogger(__name__)
+
+SIXTEEN_BIT = tuple(sorted(name for name, spec in PRECISIONS.items() if spec.bits == 16 and name != "gguf"))
+OPEN_SPLIT_NOTE = ("Compared on the open validation split only: per-question flips on the sealed test split would "
+                   "tell which sealed questions a model gets right.")
+# The run settings that make two runs' prompts and answer orders the same (what each is called on the page).
+PLAN_SETTINGS = {"template": "template", "template_hash": "template hash", "protocol": "protocol", "mode": "mode",
+                 "use_chat_template": "chat template", "variants": "answer orders", "seed": "answer-order seed"}
+_CACHE_SECONDS = 24 * 3600
+
+BASE_UNKNOWN = "base-unknown"
+BASE_NOT_ON_BOARD = "base-not-on-board"
+NO_16BIT_RUN = "no-16-bit-run"
+SETTINGS_DIFFER = "settings-differ"
+
+
+def base_model_of(run: EvaluationRun) -> str | None:
+    """The hub id of the model the run's file was made from, as its submission's header facts name it."""
+    submission = run.submission
+    return ((submission.gguf_facts or {}).get("base_model") or None) if submission else None
+
+
+def _differences(run: EvaluationRun, other: EvaluationRun) -> list[str]:
+    return [label for name, label in PLAN_SETTINGS.items() if getattr(run, name) != getattr(other, name)]
+
+
+def _base_result(result, base: str | None):
+    """(the base's 16-bit result of the same plan, None) or (None, (code, why))."""
+    if not base:
+        return None, (BASE_UNKNOWN, "No 16-bit run to compare with: the file names no base model (no "
+                                    "general.base_model in its header, no base_model on its card).")
+    base = model_hub_id(base)
+    runs = visible_results(hub_id=base, protocol=None)
+    if not runs.exists():
+        return None, (BASE_NOT_ON_BOARD, f"No 16-bit run of {base} on the board: {base} is not on the board.")
+    same_questions = list(runs.filter(precision__in=SIXTEEN_BIT, benchmark_version=result.benchmark_version,
+                                      split=result.split, shots=result.shots))
+    if not same_questions:
+        return None, (NO_16BIT_RUN, f"No 16-bit run of {base} on the board for {result.benchmark.name} "
+                                    f"v{result.benchmark_version.number}, {result.split}, {result.shots}-shot.")
+    for candidate in same_questions:  # newest first
+        if not _differences(result.run, candidate.run):
+            return candidate, None
+    differ = ", ".join(_differences(result.run, same_questions[0].run))
+    return None, (SETTINGS_DIFFER, f"No 16-bit run of {base} on the board with this run's settings: its latest "
+                                   f"16-bit run (run {same_questions[0].run_id}) differs in {differ}.")
+
+
+def _rows(run: EvaluationRun, variant: str) -> dict[str, dict]:
+    out = {}
+    for rows in PredictionChunk.objects.filter(run=run).order_by("index").values_list("rows", flat=True).iterator(
+            chunk_size=8):
+        for row in rows:
+            if row.get("variant") == variant:
+                out[row["question_id"]] = row
+    return out
+
+
+def _pair(file_result, base_result) -> PairedComparison:
+    """The comparison of two open-split runs on the file's primary answer order, paired by question."""
+    if file_result.split in SEALED_SPLITS or base_result.split in SEALED_SPLITS:
+        raise SealedSplitError("sealed test runs are never compared question by question")
+    variant = file_result.primary_variant
+    base_rows = _rows(base_result.run, variant)
+    file_rows = _rows(file_result.run, variant)
+    return compare((base_rows[uid], row) for uid, row in file_rows.items() if uid in base_rows)
+
+
+def _cached_pair(file_result, base_result) -> PairedComparison:
+    key = f"quantization-truth:v1:{file_result.pk}:{file_result.scored_at.timestamp()}:{base_result.pk}:" \
+          f"{base_result.scored_at.timestamp()}"
+    try:
+        stored = cache.get(key)
+    except Exception:
+        log.exception("cache unavailable; comparing runs %s and %s uncached", file_result.run_id, base_result.run_id)
+        return _pair(file_result, base_result)
+    if stored is not None:
+        return PairedComparison(**stored)
+    report = _pair(file_result, base_result)
+    try:
+        cache.set(key, asdict(report), _CACHE_SECONDS)
+    except Exception:
+        log.exception("could not cache the comparison of runs %s and %s", file_result.run_id, base_result.run_id)
+    return report
+
+
+def _pct(value):
+    return None if value is None else round(100 * value, 2)
+
+
+def _figures(report: PairedComparison) -> dict:
+    ci, change_ci = report.file_ci95 or (None, None), report.change_ci95 or (None, None)
+    return {"n": report.n, "base_accuracy": _pct(report.base_accuracy), "accuracy": _pct(report.file_accuracy),
+            "ci95_low": _pct(ci[0]), "ci95_high": _pct(ci[1]), "accuracy_change": _pct(report.change),
+            "change_ci95_low": _pct(change_ci[0]), "change_ci95_high": _pct(change_ci[1]),
+            "flips": report.changed, "flip_rate": _pct(report.share(report.changed)),
+            "right_to_wrong": report.right_to_wrong, "right_to_wrong_rate": _pct(report.share(report.right_to_wrong)),
+            "wrong_to_right": report.wrong_to_right, "wrong_to_right_rate": _pct(report.share(report.wrong_to_right)),
+            "kl_n": report.kl_n, "mean_kl": None if report.mean_kl is None else round(report.mean_kl, 6)}
+
+
+_EMPTY_FIGURES = dict.fromkeys(_figures(PairedComparison(0, 0, 0, 0, 0, 0, 0, None)), None)
+
+
+def comparison(result) -> dict:
+    """One open-split GGUF run against its base model's 16-bit run: the figures, or why there are none."""
+    base = base_model_of(result.run)
+    base_result, missing = _base_result(result, base)
+    model = result.model
+    row = {"hub_id": result.hub_id, "gguf_file": model.gguf_file if model else "",
+           "quantization": model.quantization if model else "", "run_id": result.run_id,
+           "benchmark": result.benchmark.slug, "benchmark_version": result.benchmark_version.number,
+           "split": result.split, "shots": result.shots, "protocol": result.run.protocol,
+           "variant": result.primary_variant, "base_hub_id": model_hub_id(base) if base else None,
+           "base_run_id": base_result.run_id if base_result else None, "compared": base_result is not None,
+           "reason_code": missing[0] if missing else "", "reason": missing[1] if missing else ""}
+    return row | (_figures(_cached_pair(result, base_result)) if base_result else _EMPTY_FIGURES)
+
+
+def _open_gguf_results(hub_ids):
+    return [r for r in visible_results(hub_id__in=hub_ids, protocol=None, run__backend="llamacpp")
+            .select_related("benchmark_version") if r.split not in SEALED_SPLITS]
+
+
+def variant_entries(*, base_hub_id: str) -> list[str]:
+    """The GGUF models on the board made from `base_hub_id` (as their submissions' header facts say)."""
+    made_from = Submission.objects.filter(gguf_facts__base_model__iexact=base_hub_id).values("model_id")
+    return list(ModelEntry.objects.filter(pk__in=made_from, hidden=False).exclude(gguf_file="")
+                .order_by("hub_id").values_list("hub_id", flat=True))
+
+
+def on_device(*, hub_id: str) -> dict:
+    """A model page's "On-device variants": for a GGUF model, its open-split runs against its base; for any other,
+    the GGUF files made from it. role: "file", "base" or "" (neither: nothing to show)."""
+    hub_id = model_hub_id(hub_id)
+    entry = ModelEntry.objects.filter(hub_id=hub_id).first()
+    if entry is not None and entry.gguf_file:
+        role, files = "file", [hub_id]
+    else:
+        files = variant_entries(base_hub_id=hub_id)
+        role = "base" if files else ""
+    rows = [comparison(r) for r in _open_gguf_results(files)] if files else []
+    return {"role": role, "rows": rows, "note": OPEN_SPLIT_NOTE}
