@@ -72,6 +72,39 @@ def efficiency_rows(efficiency: dict) -> list[tuple[str, str]]:
     return out
 
 
+# CPU features that decide llama.cpp's kernels (x86 SIMD, Arm NEON/SVE/dot-product/matrix): the card keeps them all.
+_SIMD_FLAGS = ("avx", "fma", "f16c", "amx", "asimd", "neon", "sve", "i8mm", "dotprod", "bf16")
+
+
+def cost_profile_card(profile: dict | None) -> dict | None:
+    """A GGUF run's cost profile (evaluator/ondevice_profile.py) as the model page shows it, with its label."""
+    if not profile:
+        return None
+    card = {"label": profile.get("label", ""), "error": profile.get("error", ""), "rows": []}
+    if card["error"]:
+        return card
+    pp, tg, ttft, cpu = profile["pp"], profile["tg"], profile["ttft"], profile.get("cpu", {})
+    simd = [f for f in cpu.get("flags", []) if f.startswith(_SIMD_FLAGS)]
+    energy = profile.get("energy")
+    card["rows"] = [
+        (f"Prompt processing (pp{pp['tokens']})",
+         f"{pp['tokens_per_s']:,.1f} ± {pp['sd']:,.1f} tokens/s ({len(pp['runs'])} runs)"),
+        (f"Generation (tg{tg['tokens']})", f"{tg['tokens_per_s']:,.1f} ± {tg['sd']:,.1f} tokens/s ({len(tg['runs'])} runs)"),
+        ("Time to first token", f"{ttft['seconds']:.3f} ± {ttft['sd']:.3f} s (a median Mobile-MMLU prompt: "
+                                f"{ttft['prompt_chars']:,} characters, {ttft['prompt_tokens']:,} tokens)"),
+        ("Peak resident memory", f"{_bytes(profile['peak_rss_bytes'])} "
+                                 f"({'file memory-mapped' if profile['mmap'] else 'file read into memory'})"),
+        ("File size", _bytes(profile["file_bytes"])),
+        ("CPU", f"{cpu.get('model', 'unknown')} ({cpu.get('machine', '?')}), {profile['threads']} threads, no GPU"
+                + (f"; {' '.join(simd)}" if simd else "")),
+        ("llama.cpp", f"{profile.get('llama_cpp', {}).get('llama_cpp_commit', 'unknown')}"),
+        ("Energy", f"{energy['tg_joules_per_token']:.3g} J per generated token, {energy['pp_joules_per_token']:.3g} "
+                   f"J per prompt token (RAPL, {energy['scope']})" if energy else
+                   f"not measured: {profile.get('energy_why') or 'no readable counter'}"),
+    ]
+    return card
+
+
 def breakdown(result, cells) -> dict:
     """Chart data of an open-split run: categories and subcategories (primary variant) and the
     accuracy of every variant overall and per category."""

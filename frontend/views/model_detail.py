@@ -46,6 +46,7 @@ def model_detail(request, hub_id):
         "robustness": robustness, "deltas": contamination["latest"], "delta_history": contamination["history"],
         "efficiency": payload.efficiency_rows(chosen.run.efficiency if chosen else {}),
         "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
+        "cost_profile": payload.cost_profile_card((chosen.run.efficiency or {}).get("ondevice")) if chosen else None,
         "on_device": quantization_truth.on_device(hub_id=canonical),
         "sealed_note": display.SEALED_BREAKDOWN_NOTE, **payload.protocol_card(chosen),
     })

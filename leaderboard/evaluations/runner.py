@@ -27,6 +27,7 @@ from django.db import close_old_connections, connection, transaction
 
 from evaluator import checkpoint
 from evaluator.backends import create_backend
+from evaluator.ondevice_profile import ProfileError, label, measure_profile
 from evaluator.precisions import resolve_load
 from evaluator.prompts import render_questions
 from evaluator.protocols import get_protocol
@@ -228,7 +229,8 @@ def predict_claimed(*, run_id: int, attempt: int) -> Outcome:
         backend = load_backend(run, device=device, inputs=inputs)
         loading = False
         lifecycle.run_heartbeat(run=run)
-        services.run_predict(run=run, backend=backend, inputs=inputs, on_progress_chunk=lambda: _after_chunk(run))
+        services.run_predict(run=run, backend=backend, inputs=inputs, on_progress_chunk=lambda: _after_chunk(run),
+                             ondevice=ondevice_profiler(run, backend))
         return Outcome(ok=True)
     except failures.Drained:
         return Outcome(ok=False, code=DRAINED)
@@ -288,6 +290,25 @@ def _load_gguf(run: EvaluationRun, *, device: str, inputs=None):
     return create_backend("llamacpp", str(path), revision=run.model_revision, device=device, seed=run.seed,
                           sizing_prompts=prompts, use_chat_template=run.use_chat_template,
                           max_new_tokens=services.max_new_tokens(run))
+
+
+def ondevice_profiler(run: EvaluationRun, backend):
+    """A GGUF run: a callable measuring its file's phone-class cost profile in a fresh CPU-only process
+    (evaluator/ondevice_profile.py, ONDEVICE_PROFILE_* settings); None for other runs or with 0 threads.
+    A profile that fails is recorded with its error: the run's predictions stand without it."""
+    threads = settings.ONDEVICE_PROFILE_THREADS
+    if run.backend != "llamacpp" or not threads:
+        return None
+
+    def measure():
+        try:
+            return measure_profile(backend.path, threads=threads, repeats=settings.ONDEVICE_PROFILE_REPEATS,
+                                   pp=settings.ONDEVICE_PROFILE_PP, tg=settings.ONDEVICE_PROFILE_TG,
+                                   timeout=settings.ONDEVICE_PROFILE_TIMEOUT_SECONDS)
+        except ProfileError as exc:
+            log.warning("run %s: %s", run.pk, exc)
+            return {"label": label(threads), "threads": threads, "error": str(exc)}
+    return measure
 
 
 def _sizing_prompts(run: EvaluationRun, inputs) -> list[str]:

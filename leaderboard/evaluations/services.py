@@ -161,13 +161,16 @@ def _chunk_store(run: EvaluationRun, after_chunk=None):
     return on_chunk
 
 
-def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_progress_chunk=None, inputs=None):
+def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_progress_chunk=None, inputs=None,
+                ondevice=None):
     """Score every (question, variant) with `backend` under the run's stored plan, persisting chunks;
     resumes from stored chunks of that plan and refuses chunks of any other (PlanMismatch).
 
     The plan is made once here (its size is the progress total) and handed to the engine. The returned result's
     rows are the run's predictions; its summary is left unmade: run_summarize scores on the trusted side.
-    `inputs`: the run's (questions, dev exemplars) when the caller has read them already (load_backend did)."""
+    `inputs`: the run's (questions, dev exemplars) when the caller has read them already (load_backend did).
+    `ondevice`: a GGUF run's cost profile, measured after predicting (a callable: runner.ondevice_profiler);
+    stored as efficiency["ondevice"]."""
     questions, dev = inputs or selectors.run_engine_inputs(run=run)
     plan = _plan(run, questions, dev)
     done = selectors.run_chunks_of_plan(run=run)
@@ -190,6 +193,8 @@ def run_predict(*, run: EvaluationRun, backend, progress=None, measure=True, on_
         tmpl = get_template("default" if run.protocol else run.template)  # efficiency: one letter-scoring pass
         prompts = [tmpl.render(q.question, q.options) for q in sample]
         run.efficiency = measure_efficiency(backend, prompts, use_chat_template=run.use_chat_template)
+    if measure and ondevice is not None:
+        run.efficiency = {**(run.efficiency or {}), "ondevice": ondevice()}
     if run.probed:  # generation is slow: keep the lease alive as in the predicting loop
         beat = (lambda done, total: on_progress_chunk()) if on_progress_chunk else None
         run.probe_rows = run_probe(backend, questions, seed=run.seed, use_chat_template=run.use_chat_template,

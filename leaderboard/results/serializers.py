@@ -117,7 +117,9 @@ class ModelRunSerializer(serializers.Serializer):
     scored_at = serializers.DateTimeField()
     breakdown_note = serializers.SerializerMethodField()
     results = serializers.SerializerMethodField()
-    efficiency = serializers.SerializerMethodField(help_text="measured on the evaluating server")
+    efficiency = serializers.SerializerMethodField(
+        help_text="measured on the evaluating server; a GGUF run's `ondevice`: its file's cost profile, measured on a "
+                  "server CPU with N threads (its `label`): a proxy, not a phone")
     reproducibility = ReproducibilitySerializer(source="run")
 
     @extend_schema_field(serializers.CharField(allow_blank=True))

@@ -254,6 +254,13 @@ RUN_TENSOR_PARALLEL_SIZE = env_int("RUN_TENSOR_PARALLEL_SIZE", 1, minimum=1)
 RUN_VLLM_MEMORY_SHARE = env_float("RUN_VLLM_MEMORY_SHARE", 0.0, minimum=0.0, maximum=1.0)
 # CPU workers sharing a machine: torch's default of one thread per core stalls badly under contention.
 RUN_TORCH_THREADS = env_int("RUN_TORCH_THREADS", 0, minimum=0)  # 0 = torch's default
+# A GGUF run's phone-class cost profile (evaluator/ondevice_profile.py), measured after predicting in a fresh
+# CPU-only process: its threads (0: not measured), repeats, llama-bench sizes (pp512, tg128) and time limit.
+ONDEVICE_PROFILE_THREADS = env_int("ONDEVICE_PROFILE_THREADS", 4, minimum=0)
+ONDEVICE_PROFILE_REPEATS = env_int("ONDEVICE_PROFILE_REPEATS", 5, minimum=1)
+ONDEVICE_PROFILE_PP = env_int("ONDEVICE_PROFILE_PP", 512, minimum=1)
+ONDEVICE_PROFILE_TG = env_int("ONDEVICE_PROFILE_TG", 128, minimum=1)
+ONDEVICE_PROFILE_TIMEOUT_SECONDS = env_int("ONDEVICE_PROFILE_TIMEOUT_SECONDS", 1800, minimum=1)
 # GPU worker: while this file exists (docker/start-worker.sh makes it on SIGTERM), predictions stop at the
 # next chunk boundary and their runs go back to the queue without spending an attempt.
 RUN_DRAIN_FILE = env_str("RUN_DRAIN_FILE", str(VAR_DIR / "gpu-worker.drain"))

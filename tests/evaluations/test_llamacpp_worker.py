@@ -22,6 +22,10 @@ REPO = "org/tiny-llama-GGUF"
 # The vLLM worker test's settings, with a lease long enough for a loaded 2-core machine (its own test is the one
 # that holds the lease to a few seconds, to show it is renewed).
 SETTINGS = {**FAST, "RUN_LEASE_SECONDS": 30}
+# The file's cost profile at tiny-model sizes (llama-bench's method, fewer tokens and repeats).
+PROFILE = {"ONDEVICE_PROFILE_THREADS": 2, "ONDEVICE_PROFILE_REPEATS": 2, "ONDEVICE_PROFILE_PP": 64,
+           "ONDEVICE_PROFILE_TG": 16}
+LABEL = "measured on a server CPU with 2 threads: a proxy, not a phone"
 
 
 def test_a_gguf_submission_is_predicted_by_the_deployed_gpu_worker(client, settings, demo_loaded, redis_broker,
@@ -39,7 +43,7 @@ def test_a_gguf_submission_is_predicted_by_the_deployed_gpu_worker(client, setti
     runs = EvaluationRun.objects.filter(submission_id=response.json()["id"])
     assert set(runs.values_list("backend", flat=True)) == {"llamacpp"}
 
-    with deployed_gpu_worker(gpu_login_role, RUN_LEASE_SECONDS=30) as gpu, \
+    with deployed_gpu_worker(gpu_login_role, RUN_LEASE_SECONDS=30, **PROFILE) as gpu, \
             start_worker(queues="default", **SETTINGS) as scorer:
         wait_for_runs(runs, gpu, scorer)
     flush_broker()
@@ -54,3 +58,13 @@ def test_a_gguf_submission_is_predicted_by_the_deployed_gpu_worker(client, setti
     published = {r["split"]: r for r in client.get(
         reverse("api-model-detail", args=[f"{REPO}/tiny-Q8_0.gguf"])).json()["runs"]}
     assert published["test"]["results"][0]["accuracy"] is not None
+
+    # The file's phone-class cost profile, measured by the worker after predicting, on the run, the API and the page.
+    profile = by_split["validation"].efficiency["ondevice"]
+    assert (profile["label"], profile["threads"], profile["n_gpu_layers"]) == (LABEL, 2, 0)
+    assert (profile["file_bytes"], profile["file_type"]) == (len(data), "Q8_0")
+    assert profile["pp"]["tokens"] == 64 and profile["tg"]["tokens"] == 16 and profile["tg"]["tokens_per_s"] > 0
+    assert profile["peak_rss_bytes"] > len(data) and profile["mmap"] and profile["cpu"]["model"]
+    assert published["validation"]["efficiency"]["ondevice"]["label"] == LABEL
+    page = client.get(reverse("model-detail", args=[f"{REPO}/tiny-Q8_0.gguf"])).content.decode()
+    assert LABEL in page and "Generation (tg16)" in page and "Time to first token" in page

@@ -80,7 +80,7 @@ class Command(BaseCommand):
             loading = False
             with CountProgressBar(unit="item", enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
                 services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"],
-                                     inputs=inputs)
+                                     inputs=inputs, ondevice=runner.ondevice_profiler(run, backend))
             run_score(run=run)
         except BaseException as exc:  # Ctrl-C included: the run never stays RUNNING
             failed = services.run_fail(run=run, exc=exc, during_load=loading)
