@@ -255,35 +255,55 @@ def run_evaluation(
                                dev_questions=dev_questions, protocol=protocol)
     _check_plan(plan, chunk_size=chunk_size, expected_fingerprint=expected_fingerprint)
     if proto is not None:
-        new_tokens = max_new_tokens or proto.max_new_tokens
-        exemplars = protocol_exemplars(proto, questions, dev_questions)
-
-        def score(items: list[WorkItem]) -> list[Row]:
-            return _score_protocol_chunk(backend, items, proto, exemplars, use_chat_template=use_chat_template,
-                                         max_new_tokens=new_tokens)
-        settings = {"protocol": proto.name, "protocol_hash": proto.hash, "protocol_version": proto.version,
-                    "decoding": proto.decoding.describe(), "unparsed": proto.unparsed, "guess_seed": proto.guess_seed,
-                    "template": None, "shots": proto.shots,
-                    "exemplars": {t: len(ex) for t, ex in exemplars.items()}, "mode": "generate",
-                    "max_new_tokens": new_tokens}
+        score, settings = _protocol_scorer(backend, proto, questions, dev_questions,
+                                           use_chat_template=use_chat_template, max_new_tokens=max_new_tokens)
     else:
-        tmpl, new_tokens = get_template(template), max_new_tokens or 32
-        shot_cache = topic_shots(questions, dev_questions, shots)
-
-        def score(items: list[WorkItem]) -> list[Row]:
-            prompts = [tmpl.render(it.question.question, it.view.options, shot_cache[it.question.topic])
-                       for it in items]
-            return _score_chunk(backend, items, prompts, mode=mode, use_chat_template=use_chat_template,
-                                max_new_tokens=new_tokens)
-        settings = {"template": template, "template_hash": template_hash(template), "shots": shots,
-                    "exemplars": {t: len(s) for t, s in sorted(shot_cache.items())} if shots else {},
-                    "mode": mode, "max_new_tokens": new_tokens if mode == "generate" else None}
-
+        score, settings = _template_scorer(backend, template, questions, dev_questions, shots=shots, mode=mode,
+                                           use_chat_template=use_chat_template, max_new_tokens=max_new_tokens)
     walk = _walk_chunks(plan, score, done_chunks=done_chunks, load_chunk=load_chunk, on_chunk=on_chunk,
                         progress=progress)
     settings.update(variants=list(variants), seed=seed, chunk_size=chunk_size, use_chat_template=use_chat_template)
     return EvaluationResult(walk.rows(), plan.n_chunks, walk.computed, walk.missing, plan.fingerprint, settings,
                             skipped_items=len(plan.skipped))
+
+
+Scorer = Callable[[list[WorkItem]], list[Row]]
+
+
+def _protocol_scorer(backend: Backend, proto: Any, questions: Sequence[Question],
+                     dev_questions: Sequence[Question] | None, *, use_chat_template: bool,
+                     max_new_tokens: int | None) -> tuple[Scorer, dict[str, Any]]:
+    """A named protocol's chunk scorer and the settings its run card records."""
+    new_tokens = max_new_tokens or proto.max_new_tokens
+    exemplars = protocol_exemplars(proto, questions, dev_questions)
+
+    def score(items: list[WorkItem]) -> list[Row]:
+        return _score_protocol_chunk(backend, items, proto, exemplars, use_chat_template=use_chat_template,
+                                     max_new_tokens=new_tokens)
+    settings = {"protocol": proto.name, "protocol_hash": proto.hash, "protocol_version": proto.version,
+                "decoding": proto.decoding.describe(), "unparsed": proto.unparsed, "guess_seed": proto.guess_seed,
+                "template": None, "shots": proto.shots,
+                "exemplars": {t: len(ex) for t, ex in exemplars.items()}, "mode": "generate",
+                "max_new_tokens": new_tokens}
+    return score, settings
+
+
+def _template_scorer(backend: Backend, template: str, questions: Sequence[Question],
+                     dev_questions: Sequence[Question] | None, *, shots: int, mode: str, use_chat_template: bool,
+                     max_new_tokens: int | None) -> tuple[Scorer, dict[str, Any]]:
+    """The leaderboard's own settings (a template, k shots, letters or generation): the scorer and its settings."""
+    tmpl, new_tokens = get_template(template), max_new_tokens or 32
+    shot_cache = topic_shots(questions, dev_questions, shots)
+
+    def score(items: list[WorkItem]) -> list[Row]:
+        prompts = [tmpl.render(it.question.question, it.view.options, shot_cache[it.question.topic])
+                   for it in items]
+        return _score_chunk(backend, items, prompts, mode=mode, use_chat_template=use_chat_template,
+                            max_new_tokens=new_tokens)
+    settings = {"template": template, "template_hash": template_hash(template), "shots": shots,
+                "exemplars": {t: len(s) for t, s in sorted(shot_cache.items())} if shots else {},
+                "mode": mode, "max_new_tokens": new_tokens if mode == "generate" else None}
+    return score, settings
 
 
 def _check_plan(plan: EvaluationPlan, *, chunk_size: int, expected_fingerprint: str | None) -> None:
