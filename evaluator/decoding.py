@@ -49,7 +49,7 @@ class DecodingRule:
     def transformers_kwargs(self) -> dict[str, Any]:
         """GenerationConfig fields (max_new_tokens, pad and eos ids are added by the backend)."""
         assert self.temperature == 0.0 and self.presence_penalty == 0.0 and self.frequency_penalty == 0.0
-        out = {"do_sample": False, "num_beams": 1, "repetition_penalty": self.repetition_penalty,
+        out: dict[str, Any] = {"do_sample": False, "num_beams": 1, "repetition_penalty": self.repetition_penalty,
                "no_repeat_ngram_size": self.no_repeat_ngram_size, "min_new_tokens": self.min_new_tokens}
         if self.stop:  # generate() then needs the tokenizer (tokenizer=...)
             out["stop_strings"] = list(self.stop)

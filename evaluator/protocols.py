@@ -65,7 +65,7 @@ class Protocol:
         return hashlib.sha256(json.dumps(self.describe(), sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
-_MMLU_PRO = dict(
+_MMLU_PRO: dict[str, Any] = dict(
     version=1,
     header=('The following are multiple choice questions (with answers) about {$}. Think step by step and then '
             'finish your answer with "the answer is (X)" where X is the correct letter choice.\n\n\n'),
