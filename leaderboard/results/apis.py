@@ -1,5 +1,5 @@
-"""Results API: leaderboard, submitted predictions, a model's results, its history, per-topic CSV. `?format=csv`
-streams CSV.
+"""Results API: leaderboard, submitted predictions, a model's results, its history, its on-device variants,
+per-topic CSV. `?format=csv` streams CSV.
 
 Reads only the aggregate rows. Sealed (test) figures: overall accuracy to 0.1 point, nothing below. Hub ids in
 paths compare case-insensitively. Uploaded predictions appear under submitted predictions only.

@@ -1,8 +1,9 @@
 """On-device variants: each GGUF file's run against the 16-bit run of its base model (issue 24, section 3).
 
 A GGUF run is paired with its base model's 16-bit run of the same plan (benchmark version, split, shots, template
-and its hash, protocol, mode, chat template, answer orders and their seed: the prompts and the answer orders are
-then the same) question by question on the primary answer order, and compared (evaluator/quantization_truth.py).
+and its hash, protocol, mode, chat template; the file run's primary answer order among the base run's, with the same
+seed where it is a seeded shuffle: the prompts and the answer order are then the same) question by question on that
+answer order, and compared (evaluator/quantization_truth.py).
 Where there is no such run, the row says why instead of showing a number.
 
 Open splits only (ARCHITECTURE §6): flips and KL per question of the sealed split would tell which sealed
@@ -19,6 +20,7 @@ from dataclasses import asdict
 from django.core.cache import cache
 
 from evaluator.quantization_truth import PairedComparison, compare
+from evaluator.variants import RANDOM
 from leaderboard.benchmarks.models import SEALED_SPLITS
 from leaderboard.core.errors import SealedSplitError
 from leaderboard.evaluations.models import EvaluationRun, PredictionChunk
@@ -32,9 +34,10 @@ log = logging.getLogger(__name__)
 SIXTEEN_BIT = tuple(sorted(name for name, spec in PRECISIONS.items() if spec.bits == 16 and name != "gguf"))
 OPEN_SPLIT_NOTE = ("Compared on the open validation split only: per-question flips on the sealed test split would "
                    "tell which sealed questions a model gets right.")
-# The run settings that make two runs' prompts and answer orders the same (what each is called on the page).
+# The run settings that make two runs' prompts the same (what each is called on the page). The answer order compared
+# is the file run's primary one: the base run must have run it, with the same seed where it is a seeded shuffle.
 PLAN_SETTINGS = {"template": "template", "template_hash": "template hash", "protocol": "protocol", "mode": "mode",
-                 "use_chat_template": "chat template", "variants": "answer orders", "seed": "answer-order seed"}
+                 "use_chat_template": "chat template"}
 _CACHE_SECONDS = 24 * 3600
 
 BASE_UNKNOWN = "base-unknown"
@@ -49,8 +52,15 @@ def base_model_of(run: EvaluationRun) -> str | None:
     return ((submission.gguf_facts or {}).get("base_model") or None) if submission else None
 
 
-def _differences(run: EvaluationRun, other: EvaluationRun) -> list[str]:
-    return [label for name, label in PLAN_SETTINGS.items() if getattr(run, name) != getattr(other, name)]
+def _differences(result, other) -> list[str]:
+    run, base = result.run, other.run
+    out = [label for name, label in PLAN_SETTINGS.items() if getattr(run, name) != getattr(base, name)]
+    order = result.primary_variant
+    if order not in base.variants:
+        out.append(f"answer orders (no {order})")
+    elif order in RANDOM and run.seed != base.seed:
+        out.append("answer-order seed")
+    return out
 
 
 def _base_result(result, base: str | None):
@@ -68,9 +78,9 @@ def _base_result(result, base: str | None):
         return None, (NO_16BIT_RUN, f"No 16-bit run of {base} on the board for {result.benchmark.name} "
                                     f"v{result.benchmark_version.number}, {result.split}, {result.shots}-shot.")
     for candidate in same_questions:  # newest first
-        if not _differences(result.run, candidate.run):
+        if not _differences(result, candidate):
             return candidate, None
-    differ = ", ".join(_differences(result.run, same_questions[0].run))
+    differ = ", ".join(_differences(result, same_questions[0]))
     return None, (SETTINGS_DIFFER, f"No 16-bit run of {base} on the board with this run's settings: its latest "
                                    f"16-bit run (run {same_questions[0].run_id}) differs in {differ}.")
 

@@ -114,7 +114,7 @@ def test_the_endpoint_is_in_the_openapi_schema(client):
     (None, (), "base-unknown", "names no base model"),
     ("org/absent", (), "base-not-on-board", "No 16-bit run of org/absent on the board: org/absent is not on"),
     (BASE, ({"precision": "fp8"},), "no-16-bit-run", "No 16-bit run of org/tiny on the board for"),
-    (BASE, ({"seed": 99}, {"template_hash": "e" * 64}), "settings-differ", "differs in template hash"),
+    (BASE, ({"use_chat_template": True}, {"template_hash": "e" * 64}), "settings-differ", "differs in template hash"),
 ])
 def test_without_a_16_bit_run_of_the_same_plan_it_says_why_instead_of_a_number(client, demo_loaded, base_model,
                                                                               base_runs, code, words):
@@ -157,3 +157,13 @@ def test_sealed_predictions_change_nothing_shown(client, world):
     with pytest.raises(SealedSplitError):
         test_result = EvaluationRun.objects.get(split="test", precision="gguf").result
         quantization_truth._pair(test_result, world["base"].result)
+
+
+def test_the_seed_matters_only_to_a_seeded_answer_order(client, demo_loaded):
+    """The original order is the same under any seed: a 16-bit run with another seed (and more answer orders) is
+    still the file's base run."""
+    n = len(questions())
+    base = letter_run(BASE, base_letters(n), seed=99, variants=["original", "R1"])
+    letter_run(FILE, file_letters(n), precision="gguf", submission=gguf_entry(FILE, base_model=BASE))
+    [row] = on_device(client, FILE).json()["rows"]
+    assert row["compared"] and row["base_run_id"] == base.pk and row["flips"] == 11
