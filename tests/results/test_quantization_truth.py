@@ -167,3 +167,18 @@ def test_the_seed_matters_only_to_a_seeded_answer_order(client, demo_loaded):
     letter_run(FILE, file_letters(n), precision="gguf", submission=gguf_entry(FILE, base_model=BASE))
     [row] = on_device(client, FILE).json()["rows"]
     assert row["compared"] and row["base_run_id"] == base.pk and row["flips"] == 11
+
+
+def test_the_base_is_found_in_any_spelling_and_a_hidden_file_is_not_listed(client, demo_loaded):
+    from leaderboard.submissions.models import ModelEntry
+
+    n = len(questions())
+    base = letter_run(BASE, base_letters(n))
+    letter_run(FILE, file_letters(n), precision="gguf", submission=gguf_entry(FILE, base_model="ORG/Tiny"))
+    [row] = on_device(client, FILE).json()["rows"]
+    assert row["compared"] and row["base_hub_id"] == BASE and row["base_run_id"] == base.pk
+    assert [r["hub_id"] for r in on_device(client, BASE).json()["rows"]] == [FILE]
+    ModelEntry.objects.filter(hub_id=FILE).update(hidden=True)
+    cache.clear()
+    assert on_device(client, BASE).json()["rows"] == []
+    assert 'id="on-device"' not in client.get(reverse("model-detail", args=[BASE])).content.decode()
