@@ -7,7 +7,6 @@ An f32 file must give the transformers backend's letter probabilities (float32 b
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 
@@ -16,6 +15,7 @@ import pytest
 from evaluator.backends import BackendError, create_backend
 from evaluator.decoding import GREEDY, DecodingRule
 from evaluator.engine import run_evaluation
+from evaluator.quantization_truth import letter_kl
 
 pytestmark = [pytest.mark.llamacpp, pytest.mark.slow]
 
@@ -60,10 +60,6 @@ def hf_backends(spm_model_dirs):
     backends["gemma", "ggml-gelu"] = create_backend("transformers", str(spm_model_dirs["gemma"]), device="cpu",
                                                     dtype="float32", batch_size=4, model_obj=gemma)
     return backends
-
-
-def letter_kl(p: dict[str, float], q: dict[str, float]) -> float:
-    return sum(pv * math.log(pv / max(q[L], 1e-12)) for L, pv in p.items() if pv > 0)
 
 
 def largest_difference(rows, reference_rows) -> float:
