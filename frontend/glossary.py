@@ -32,6 +32,12 @@ TERMS = {
                         "letter-mass"),
     "ci": Term("95% interval", "Wilson score interval: the true accuracy lies in it with 95% confidence",
                "intervals"),
+    "paired-change": Term("change vs 16-bit", "a GGUF file's accuracy minus its 16-bit model's on the same "
+                                              "questions, with Newcombe's paired 95% interval", "paired-change"),
+    "flips": Term("flips", "questions whose predicted letter changed between the 16-bit model and the file",
+                  "flips"),
+    "kl": Term("mean KL", "mean KL(16-bit ‖ file) of the letter probabilities, in nats: how far the file moved them",
+               "kl"),
     "mrscore": Term("MRScore", "Mobile Relevance Score: how relevant a question is to everyday phone use, 1–10, "
                                "from a fixed judge model", "mrscore"),
 }

@@ -84,6 +84,8 @@ def test_the_base_models_page_and_api_list_its_files(client, world):
     section = on_device_section(page)
     assert "On-device variants" in section and "tiny-Q4_K_M.gguf" in section and "Q4_K_M" in section
     assert "open validation split only" in section
+    for anchor in ("paired-change", "flips", "kl"):  # each figure links to its explanation on /about/
+        assert f'href="/about/#{anchor}"' in section, anchor
     file_page = on_device_section(client.get(reverse("model-detail", args=[FILE])).content.decode())
     assert f"?run={world['base'].pk}" in file_page  # links the 16-bit run it was compared with
 
