@@ -13,7 +13,8 @@ the page cache aside) or a GPU flatters it:
   first token; mean and sd over `repeats`, each from an empty context.
 - peak resident memory of that process (VmHWM) and whether the file was memory-mapped (file pages the
   process touched count as resident when it is), the file's size.
-- the CPU's model and flags, the thread count, llama.cpp's build and system info.
+- the CPU's model and flags, the thread count, the CPUs this process may use and the 1-minute load average
+  before and after (a busy machine slows llama.cpp's threads many-fold), llama.cpp's build and system info.
 - energy only from RAPL counters (/sys/class/powercap/intel-rapl:*/energy_uj) where readable; otherwise
   `energy` is null and `energy_why` says why. Nothing is estimated.
 
@@ -96,7 +97,7 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
         raise ProfileError("threads, repeats, pp and tg must each be at least 1")
     llama_cpp = _import_llama_cpp()
     path = check_gguf(str(path))
-    t_start = time.perf_counter()
+    t_start, load_before = time.perf_counter(), _load_average()
     prompt = PROMPT_FILE.read_text(encoding="utf-8")
     llm = llama_cpp.Llama(model_path=str(path), n_ctx=max(pp + 1, tg + 1, 2048), n_batch=N_BATCH,
                           n_ubatch=N_UBATCH, n_threads=threads, n_threads_batch=threads, n_gpu_layers=0,
@@ -136,7 +137,10 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
     out.update(peak_rss_bytes=_peak_rss(), peak_rss_kind=(
         "VmHWM of the profiling process" + (" (the file's pages it touched count: memory-mapped)" if mmap else "")))
     out["energy"], out["energy_why"] = energy.result(pp_joules, pp * repeats, tg_joules, tg * repeats)
-    out.update(cpu=cpu_info(), llama_cpp=llama_cpp_build(), pid=os.getpid(), seconds=time.perf_counter() - t_start,
+    # Other processes on the CPU make llama.cpp's threads wait for each other at every barrier: with more threads
+    # than idle cores the figures fall many-fold (bench/ondevice_bench.py). The card says how busy the machine was.
+    out.update(cpu=cpu_info(), load_average=[load_before, _load_average()], cpus_available=_cpus_available(),
+               llama_cpp=llama_cpp_build(), pid=os.getpid(), seconds=time.perf_counter() - t_start,
                system_info=llama_cpp.llama_print_system_info().decode(errors="replace").strip())
     return out
 
@@ -214,6 +218,20 @@ def _peak_rss() -> int:
     import resource
 
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # Linux reports KiB
+
+
+def _load_average() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
+
+
+def _cpus_available() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def cpu_info(cpuinfo: str | Path = "/proc/cpuinfo") -> dict[str, Any]:

@@ -76,6 +76,12 @@ def efficiency_rows(efficiency: dict) -> list[tuple[str, str]]:
 _SIMD_FLAGS = ("avx", "fma", "f16c", "amx", "asimd", "neon", "sve", "i8mm", "dotprod", "bf16")
 
 
+def _load(profile: dict) -> str:
+    loads = [x for x in profile.get("load_average") or [] if x is not None]
+    cpus = profile.get("cpus_available")
+    return f"; load average {max(loads):.1f}" + (f" on {cpus} CPUs" if cpus else "") if loads else ""
+
+
 def cost_profile_card(profile: dict | None) -> dict | None:
     """A GGUF run's cost profile (evaluator/ondevice_profile.py) as the model page shows it, with its label."""
     if not profile:
@@ -96,7 +102,7 @@ def cost_profile_card(profile: dict | None) -> dict | None:
                                  f"({'file memory-mapped' if profile['mmap'] else 'file read into memory'})"),
         ("File size", _bytes(profile["file_bytes"])),
         ("CPU", f"{cpu.get('model', 'unknown')} ({cpu.get('machine', '?')}), {profile['threads']} threads, no GPU"
-                + (f"; {' '.join(simd)}" if simd else "")),
+                + (f"; {' '.join(simd)}" if simd else "") + _load(profile)),
         ("llama.cpp", f"{profile.get('llama_cpp', {}).get('llama_cpp_commit', 'unknown')}"),
         ("Energy", f"{energy['tg_joules_per_token']:.3g} J per generated token, {energy['pp_joules_per_token']:.3g} "
                    f"J per prompt token (RAPL, {energy['scope']})" if energy else

@@ -43,6 +43,7 @@ def test_the_profile_has_every_figure_measured_in_a_fresh_process(profiles):
         assert p["peak_rss_bytes"] > p["file_bytes"]  # the weights are resident, mapped or read
         assert p["cpu"]["model"] and p["cpu"]["flags"] and p["cpu"]["logical_cpus"] >= 1
         assert p["llama_cpp"]["llama_cpp_commit"] != "unknown"
+        assert len(p["load_average"]) == 2 and p["cpus_available"] >= 1
     assert "memory-mapped" in by_mmap[True]["peak_rss_kind"] and "memory-mapped" not in by_mmap[False]["peak_rss_kind"]
 
 

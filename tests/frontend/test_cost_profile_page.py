@@ -23,6 +23,7 @@ PROFILE = {
     "cpu": {"model": "AMD EPYC 9654", "flags": ["fpu", "sse4_2", "avx2", "fma", "avx512f"], "machine": "x86_64",
             "logical_cpus": 16},
     "llama_cpp": {"llama_cpp_python": "0.3.36", "llama_cpp_commit": "0c1e570"},
+    "load_average": [0.31, 0.62], "cpus_available": 16,
 }
 
 
@@ -45,7 +46,8 @@ def test_the_model_page_and_api_show_the_profile_with_its_label(client, make_run
     assert "Generation (tg128) 45.2 ± 0.5 tokens/s (3 runs)" in shown
     assert "Time to first token 0.346 ± 0.004 s (a median Mobile-MMLU prompt: 1,699 characters, 431 tokens)" in shown
     assert "80.0 MiB (file memory-mapped)" in shown and "File size 3.3 MiB" in shown
-    assert "AMD EPYC 9654 (x86_64), 4 threads, no GPU; avx2 fma avx512f" in shown  # the SIMD flags, not all
+    # the SIMD flags, not all; how busy the machine was
+    assert "AMD EPYC 9654 (x86_64), 4 threads, no GPU; avx2 fma avx512f; load average 0.6 on 16 CPUs" in shown
     assert "Energy not measured: no RAPL counters" in shown
     api = client.get(reverse("api-model-detail", args=["org/tiny-GGUF"])).json()
     assert api["runs"][0]["efficiency"]["ondevice"]["label"] == LABEL
