@@ -46,19 +46,25 @@ def gguf_entry(hub_id, *, base_model, quantization="Q4_K_M"):
                                      gguf_facts={"base_model": base_model, "quantization": quantization})
 
 
-def letter_run(hub_id, letters, *, split="validation", precision="bfloat16", submission=None, **settings):
+def letter_run(hub_id, letters, *, split="validation", **kwargs):
     """A scored run of `hub_id` answering question i (the split's order) with letters[i](options, answer) on the
-    original answer order. A GGUF run (precision gguf) is run by llamacpp; `settings` override run fields."""
-    version = Benchmark.objects.get(slug="mobile-mmlu").versions.order_by("-number").first()
-    if submission is None:
-        ModelEntry.objects.get_or_create(hub_id=hub_id, defaults={"namespace": hub_id.split("/")[0],
-                                                                  "params": 1_000_000_000})
+    original answer order (see stored_run)."""
     rows = []
     for pick, (uid, options, topic, answer) in zip(letters, questions(split)):
         letter = pick(options, answer)
         rows.append({"question_id": uid, "variant": "original", "topic": topic, "perm": list(range(len(options))),
                      "predicted": letter, "predicted_original": letter, "correct": letter in answer,
                      "letter_probs": letter_probs(letter, len(options)), "letter_mass": 0.9, "tie": False})
+    return stored_run(hub_id, rows, split=split, **kwargs)
+
+
+def stored_run(hub_id, rows, *, split="validation", precision="bfloat16", submission=None, **settings):
+    """A run of `hub_id` with these prediction rows, scored by the real path. A GGUF run (precision gguf) is run by
+    llamacpp; `settings` override run fields."""
+    version = Benchmark.objects.get(slug="mobile-mmlu").versions.order_by("-number").first()
+    if submission is None:
+        ModelEntry.objects.get_or_create(hub_id=hub_id, defaults={"namespace": hub_id.split("/")[0],
+                                                                  "params": 1_000_000_000})
     fields = {"template_hash": "f" * 64, "seed": 1234, "variants": ["original"],
               "backend": "llamacpp" if precision == "gguf" else "transformers"} | settings
     run = EvaluationRun.objects.create(
