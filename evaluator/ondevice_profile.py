@@ -12,7 +12,7 @@ the page cache aside) or a GPU flatters it:
   real-shaped questions rendered with the default template, 1,699 characters): tokenize, prefill, pick the
   first token; mean and sd over `repeats`, each from an empty context.
 - peak resident memory of that process (VmHWM) and whether the file was memory-mapped (file pages the
-  process touched count as resident when it is), the file's size.
+  process touched count as resident when it is), the file's size (every part of a split file).
 - the CPU's model and flags, the thread count, the CPUs this process may use and the 1-minute load average
   before and after (a busy machine slows llama.cpp's threads many-fold), llama.cpp's build and system info.
 - energy only from RAPL counters (/sys/class/powercap/intel-rapl:*/energy_uj) where readable; otherwise
@@ -26,6 +26,7 @@ import json
 import os
 import platform
 import random
+import re
 import statistics
 import subprocess
 import sys
@@ -38,6 +39,7 @@ PP_TOKENS, TG_TOKENS, REPEATS = 512, 128, 5  # llama-bench's defaults: pp512, tg
 N_BATCH, N_UBATCH = 2048, 512  # llama-bench's defaults
 PROMPT_FILE = Path(__file__).with_name("ondevice_prompt.txt")
 RAPL_ROOT = Path("/sys/class/powercap")
+SPLIT_NAME = re.compile(r"^(?P<stem>.+)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")  # gguf-split's names, as hub.gguf_checks reads them
 LABEL = "measured on a server CPU with {threads} threads: a proxy, not a phone"
 _ROOT = Path(__file__).resolve().parents[1]
 
@@ -124,7 +126,7 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
         out = {
             "label": label(threads),
             "method": "llama-bench's (warm-up, then repeats from an empty context; tokens/s = tokens / seconds)",
-            "file": path.name, "file_bytes": path.stat().st_size, "architecture": md.get("general.architecture"),
+            "file": path.name, "file_bytes": file_bytes(path), "architecture": md.get("general.architecture"),
             "file_type": ftype_name(llama_cpp, md.get("general.file_type")) or "unknown",
             "params": int(llm._model.n_params()),
             "threads": threads, "n_gpu_layers": 0, "mmap": mmap, "repeats": repeats,
@@ -196,6 +198,16 @@ def _repeat(work, repeats: int, bench: _Bench, energy: "_Rapl") -> tuple[list[fl
         after = energy.read()
         joules = None if joules is None or before is None or after is None else joules + energy.delta(before, after)
     return seconds, joules
+
+
+def file_bytes(path: Path) -> int:
+    """The file's size; a split file's (stem-00001-of-00003.gguf, llama.cpp loads the rest beside it): every part's."""
+    match = SPLIT_NAME.match(path.name)
+    if not match:
+        return path.stat().st_size
+    count = int(match["count"])
+    return sum((path.parent / f"{match['stem']}-{i:05d}-of-{count:05d}.gguf").stat().st_size
+               for i in range(1, count + 1))
 
 
 def _stats(tokens: int, seconds: list[float]) -> dict[str, Any]:

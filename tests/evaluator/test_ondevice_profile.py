@@ -79,6 +79,13 @@ def test_the_cli_prints_the_profile_and_the_label(gguf_files):
     assert "pp32 " in line and line.strip().endswith("measured on a server CPU with 1 threads: a proxy, not a phone")
 
 
+def test_a_split_files_size_is_every_parts(tmp_path):
+    for i, size in enumerate((300, 200, 100), start=1):
+        (tmp_path / f"model-{i:05d}-of-00003.gguf").write_bytes(b"x" * size)
+    assert ondevice_profile.file_bytes(tmp_path / "model-00001-of-00003.gguf") == 600
+    assert ondevice_profile.file_bytes(tmp_path / "model-00002-of-00003.gguf") == 600
+
+
 def test_a_file_that_is_not_gguf_is_refused(tmp_path):
     bad = tmp_path / "model.gguf"
     bad.write_bytes(b"not a gguf file at all")
