@@ -8,6 +8,8 @@ from django.core.management import CommandError, call_command
 from leaderboard.benchmarks.content_hashes import split_content_hash, stored_questions
 from leaderboard.benchmarks.crypto import decrypt_answer
 from leaderboard.benchmarks.models import BenchmarkVersion, Question, Topic
+from leaderboard.evaluations import selectors
+from leaderboard.evaluations.models import EvaluationRun, RunStatus
 from tests.support.fake_hub import files_from_folder
 from tests.support.publisher_layouts import (
     CF_SUBJECTS, PRO_CATEGORIES, PRO_TEST, PRO_VALIDATION, make_cf_rows, make_pro_rows, write_cf_file,
@@ -262,3 +264,43 @@ def test_files_chooses_files_of_a_folder_only(pro, snapshot):
         problem = only_problem(snapshot, *args, "--path", pro, "--files", pattern)
         assert problem.file == str(pro) and f"matches --files {pattern!r}" in problem.message
         assert "relative to the dataset's root" in problem.hint
+
+
+# --- Imported, then evaluated --------------------------------------------------
+
+def evaluate(model_dir, benchmark, *args):
+    out = io.StringIO()
+    call_command("evaluate", "--model", str(model_dir), "--benchmark", benchmark, "--split", "validation",
+                 "--no-efficiency", "--line", *args, stdout=out, verbosity=0)
+    return EvaluationRun.objects.filter(benchmark_version__benchmark__slug=benchmark).latest("pk")
+
+
+def test_mmlu_cf_as_published_imports_and_evaluates_zero_and_few_shot(cf, biased_model_dir):
+    """The validation folder is scored by the engine (the model always answers C), and the dev folder gives each
+    subject its exemplars."""
+    create("mmlu-cf", cf / "val")
+    run_import("mmlu-cf", "validation", "--path", cf / "val")
+    run_import("mmlu-cf", "dev", "--path", cf / "dev")
+    rows = [row for subject in CF_SUBJECTS for row in make_cf_rows(subject, 2, "val")]
+    expected = sum(row["Answer"] == "C" for row in rows) / len(rows)
+    for shots in ("0", "2"):
+        run = evaluate(biased_model_dir, "mmlu-cf", "--shots", shots)
+        assert run.status == RunStatus.SUCCEEDED and run.summary["overall"]["n"] == len(rows) == 28
+        assert run.summary["overall"]["accuracy"] == pytest.approx(expected)
+        assert len(run.summary["per_topic"]) == len(CF_SUBJECTS)
+
+
+def test_mmlu_pro_as_published_imports_and_evaluates_up_to_ten_options(tmp_path, biased_model_dir):
+    root = write_mmlu_pro(tmp_path / "MMLU-Pro")
+    create("mmlu-pro", root / PRO_TEST)
+    run_import("mmlu-pro", "validation", "--path", root / PRO_TEST)
+    run = evaluate(biased_model_dir, "mmlu-pro")
+    rows = {str(r["question_id"]): r for r in make_pro_rows()}
+    assert run.status == RunStatus.SUCCEEDED and run.summary["overall"]["n"] == len(rows)
+    predicted = {r["question_id"]: r for r in selectors.run_rows(run=run)}
+    assert max(len(kept_options(r)) for r in rows.values()) == 10
+    for qid, row in rows.items():
+        letters = "ABCDEFGHIJ"[:len(kept_options(row))]
+        assert set(predicted[qid]["letter_probs"]) == set(letters)  # every kept option scored, N/A never
+        if "C" in letters:
+            assert predicted[qid]["predicted"] == "C" and predicted[qid]["correct"] == (row["answer"] == "C")
