@@ -86,7 +86,8 @@ def cost_profile_card(profile: dict | None) -> dict | None:
     """A GGUF run's cost profile (evaluator/ondevice_profile.py) as the model page shows it, with its label."""
     if not profile:
         return None
-    card = {"label": profile.get("label", ""), "error": profile.get("error", ""), "rows": []}
+    card = {"label": profile.get("label", ""), "error": profile.get("error", ""), "rows": [],
+            "measured_for_run": profile.get("measured_for_run")}
     if card["error"]:
         return card
     pp, tg, ttft, cpu = profile["pp"], profile["tg"], profile["ttft"], profile.get("cpu", {})

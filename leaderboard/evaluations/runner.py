@@ -295,16 +295,21 @@ def _load_gguf(run: EvaluationRun, *, device: str, inputs=None):
 def ondevice_profiler(run: EvaluationRun, backend):
     """A GGUF run: a callable measuring its file's phone-class cost profile in a fresh CPU-only process
     (evaluator/ondevice_profile.py, ONDEVICE_PROFILE_* settings); None for other runs or with 0 threads.
+    The file's other run (validation and test runs share a file) may have measured it already with the same
+    settings: that profile is kept, naming its run (minutes of a worker's time for a 7B file).
     A profile that fails is recorded with its error: the run's predictions stand without it."""
     threads = settings.ONDEVICE_PROFILE_THREADS
     if run.backend != "llamacpp" or not threads:
         return None
+    sizes = {"threads": threads, "repeats": settings.ONDEVICE_PROFILE_REPEATS, "pp": settings.ONDEVICE_PROFILE_PP,
+             "tg": settings.ONDEVICE_PROFILE_TG}
 
     def measure():
+        earlier = selectors.ondevice_profile_of_file(run=run, **sizes)
+        if earlier is not None:
+            return {**earlier[1], "measured_for_run": earlier[0]}
         try:
-            return measure_profile(backend.path, threads=threads, repeats=settings.ONDEVICE_PROFILE_REPEATS,
-                                   pp=settings.ONDEVICE_PROFILE_PP, tg=settings.ONDEVICE_PROFILE_TG,
-                                   timeout=settings.ONDEVICE_PROFILE_TIMEOUT_SECONDS)
+            return measure_profile(backend.path, timeout=settings.ONDEVICE_PROFILE_TIMEOUT_SECONDS, **sizes)
         except ProfileError as exc:
             log.warning("run %s: %s", run.pk, exc)
             return {"label": label(threads), "threads": threads, "error": str(exc)}

@@ -86,3 +86,19 @@ def run_find_succeeded(*, version, split, model_ref, template, shots, variants, 
         benchmark_version=version, split=split, model_ref=model_ref, variants=variants, seed=seed,
         use_chat_template=use_chat_template, status="succeeded", **settings,
     ).order_by("-finished_at").first())
+
+
+def ondevice_profile_of_file(*, run: EvaluationRun, threads: int, repeats: int, pp: int, tg: int):
+    """(run id, profile) of another run's cost profile of the same GGUF file (the same parts, sizes and sha256s)
+    measured with these settings, the newest; None if there is none (or the run has no pinned files)."""
+    if not run.model_files:
+        return None
+    candidates = (EvaluationRun.objects.filter(backend="llamacpp", model_files=run.model_files,
+                                               efficiency__has_key="ondevice")
+                  .exclude(pk=run.pk).order_by("-pk").values_list("pk", "efficiency__ondevice")[:20])
+    for pk, profile in candidates:
+        settings = (profile.get("threads"), profile.get("repeats"), (profile.get("pp") or {}).get("tokens"),
+                    (profile.get("tg") or {}).get("tokens"))
+        if not profile.get("error") and settings == (threads, repeats, pp, tg):
+            return pk, profile
+    return None

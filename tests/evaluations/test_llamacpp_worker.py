@@ -61,6 +61,10 @@ def test_a_gguf_submission_is_predicted_by_the_deployed_gpu_worker(client, setti
 
     # The file's phone-class cost profile, measured by the worker after predicting, on the run, the API and the page.
     profile = by_split["validation"].efficiency["ondevice"]
+    # Measured once for the file: the run predicted second keeps the first one's profile, naming it.
+    first, second = sorted(runs, key=lambda r: r.started_at)
+    assert "measured_for_run" not in first.efficiency["ondevice"]
+    assert second.efficiency["ondevice"] == {**first.efficiency["ondevice"], "measured_for_run": first.pk}
     assert (profile["label"], profile["threads"], profile["n_gpu_layers"]) == (LABEL, 2, 0)
     assert (profile["file_bytes"], profile["file_type"]) == (len(data), "Q8_0")
     assert profile["pp"]["tokens"] == 64 and profile["tg"]["tokens"] == 16 and profile["tg"]["tokens_per_s"] > 0

@@ -53,6 +53,13 @@ def test_the_model_page_and_api_show_the_profile_with_its_label(client, make_run
     assert api["runs"][0]["efficiency"]["ondevice"]["label"] == LABEL
 
 
+def test_a_profile_kept_from_the_files_other_run_names_it(client, make_run):
+    run = make_run("org/tiny-GGUF", 300)
+    EvaluationRun.objects.filter(pk=run.pk).update(efficiency={"ondevice": {**PROFILE, "measured_for_run": 41}})
+    shown = section(page_of(client, "org/tiny-GGUF"))
+    assert "measured for run 41 of the same file" in shown and "Generation (tg128)" in shown
+
+
 def test_a_measured_energy_says_where_it_comes_from(client, make_run):
     run = make_run("org/tiny-GGUF", 300)
     energy = {"source": "RAPL", "domains": ["intel-rapl:0"], "scope": "whole CPU package(s)",
