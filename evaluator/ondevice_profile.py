@@ -45,7 +45,9 @@ _ROOT = Path(__file__).resolve().parents[1]
 
 
 class ProfileError(Exception):
-    code = "PROFILE_ERROR"
+    def __init__(self, message: str, code: str = "PROFILE_ERROR") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 def label(threads: int) -> str:
@@ -65,9 +67,12 @@ def measure_profile(path: str | Path, *, threads: int = DEFAULT_THREADS, repeats
                               errors="replace", timeout=timeout)
     except subprocess.TimeoutExpired as exc:
         raise ProfileError(f"the profile of {Path(path).name} took over {timeout:.0f} s") from exc
-    if proc.returncode != 0:
-        tail = proc.stderr.strip().splitlines()[-1:] or [f"exit status {proc.returncode}"]
-        raise ProfileError(f"the profile of {Path(path).name} failed: {tail[0]}")
+    if proc.returncode != 0:  # the child's own `error: CODE: message` line, else how it ended
+        tail = (proc.stderr.strip().splitlines() or [f"exit status {proc.returncode}"])[-1]
+        refused = re.match(r"error: ([A-Z_]+): (.*)", tail)
+        if refused:
+            raise ProfileError(refused[2], refused[1])
+        raise ProfileError(f"the profile of {Path(path).name} failed: {tail}")
     try:
         return json.loads(proc.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError) as exc:

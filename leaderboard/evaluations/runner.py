@@ -312,7 +312,7 @@ def ondevice_profiler(run: EvaluationRun, backend):
             return measure_profile(backend.path, timeout=settings.ONDEVICE_PROFILE_TIMEOUT_SECONDS, **sizes)
         except ProfileError as exc:
             log.warning("run %s: %s", run.pk, exc)
-            return {"label": label(threads), "threads": threads, "error": str(exc)}
+            return {"label": label(threads), "threads": threads, "error": f"{exc.code}: {exc}"}
     return measure
 
 

@@ -89,5 +89,6 @@ def test_a_split_files_size_is_every_parts(tmp_path):
 def test_a_file_that_is_not_gguf_is_refused(tmp_path):
     bad = tmp_path / "model.gguf"
     bad.write_bytes(b"not a gguf file at all")
-    with pytest.raises(ProfileError, match="model.gguf"):
+    with pytest.raises(ProfileError, match="model.gguf") as refused:
         measure_profile(bad, threads=1, **SMALL)
+    assert refused.value.code == "NOT_GGUF"  # the child's own code
