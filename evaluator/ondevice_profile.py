@@ -106,9 +106,12 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
     path = check_gguf(str(path))
     t_start, load_before = time.perf_counter(), _load_average()
     prompt = PROMPT_FILE.read_text(encoding="utf-8")
-    llm = llama_cpp.Llama(model_path=str(path), n_ctx=max(pp + 1, tg + 1, 2048), n_batch=N_BATCH,
-                          n_ubatch=N_UBATCH, n_threads=threads, n_threads_batch=threads, n_gpu_layers=0,
-                          use_mmap=mmap, seed=0, logits_all=False, verbose=False)
+    try:
+        llm = llama_cpp.Llama(model_path=str(path), n_ctx=max(pp + 1, tg + 1, 2048), n_batch=N_BATCH,
+                              n_ubatch=N_UBATCH, n_threads=threads, n_threads_batch=threads, n_gpu_layers=0,
+                              use_mmap=mmap, seed=0, logits_all=False, verbose=False)
+    except (ValueError, RuntimeError) as exc:  # llama.cpp could not read or run the file
+        raise ProfileError(f"llama.cpp cannot load {path.name}: {exc}", "MODEL_LOAD_ERROR") from exc
     try:
         bench = _Bench(llama_cpp, llm)
         prompt_ids = list(llm.tokenize(prompt.encode("utf-8"), add_bos=True))

@@ -86,9 +86,14 @@ def test_a_split_files_size_is_every_parts(tmp_path):
     assert ondevice_profile.file_bytes(tmp_path / "model-00002-of-00003.gguf") == 600
 
 
-def test_a_file_that_is_not_gguf_is_refused(tmp_path):
+def test_a_file_llama_cpp_cannot_load_is_refused_with_a_code(tmp_path, gguf_files):
     bad = tmp_path / "model.gguf"
     bad.write_bytes(b"not a gguf file at all")
     with pytest.raises(ProfileError, match="model.gguf") as refused:
         measure_profile(bad, threads=1, **SMALL)
     assert refused.value.code == "NOT_GGUF"  # the child's own code
+    truncated = tmp_path / "truncated.gguf"
+    truncated.write_bytes(gguf_files["llama", "q8_0"].read_bytes()[:4096])  # a GGUF header, no tensors
+    with pytest.raises(ProfileError, match="llama.cpp cannot load truncated.gguf") as refused:
+        measure_profile(truncated, threads=1, **SMALL)
+    assert refused.value.code == "MODEL_LOAD_ERROR"
