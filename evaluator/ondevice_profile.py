@@ -196,7 +196,8 @@ class _Bench:
 
 
 def _repeat(work, repeats: int, bench: _Bench, energy: "_Rapl") -> tuple[list[float], float | None]:
-    seconds, joules = [], 0.0
+    seconds: list[float] = []
+    joules: float | None = 0.0
     for _ in range(repeats):
         bench.clear()
         before = energy.read()

@@ -82,7 +82,7 @@ def newcombe_paired(a: int, b: int, c: int, d: int, z: float = Z95) -> tuple[flo
     lo2, hi2 = wilson(p2, n, z)
     margins = (a + b) * (c + d) * (a + c) * (b + d)
     # Newcombe's φ: a positive ad − bc is reduced by n/2 (and not below 0), as his method 10 prescribes.
-    cross = a * d - b * c
+    cross: float = a * d - b * c
     cross = max(0.0, cross - n / 2) if cross > 0 else cross
     phi = cross / math.sqrt(margins) if margins else 0.0
     below = math.sqrt(max(0.0, (p1 - lo1) ** 2 - 2 * phi * (p1 - lo1) * (hi2 - p2) + (hi2 - p2) ** 2))
