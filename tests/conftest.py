@@ -65,6 +65,14 @@ def redis_broker(settings):
     flush_broker()
 
 
+@pytest.fixture(scope="session")
+def demo_models_folder(tmp_path_factory):
+    """Where tests build the demo models, once per session (demo_models_build skips a folder already built: the
+    demo bank they are trained on is the same in every test). It is VAR_DIR/demo of a session folder, where
+    `evaluate --model demo/<name>` finds them once VAR_DIR is set to its parent."""
+    return tmp_path_factory.mktemp("demo-var") / "demo"
+
+
 @pytest.fixture
 def demo_loaded(db):
     from leaderboard.benchmarks.demo import demo_import

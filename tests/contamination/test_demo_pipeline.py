@@ -18,11 +18,6 @@ FAST = dict(RUN_CHUNK_SIZE=240, RUN_LEASE_SECONDS=60, RUN_RETRY_DELAY_SECONDS=0,
             RUN_TORCH_THREADS=1)
 
 
-@pytest.fixture(scope="session")
-def demo_models_folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("demo-models")
-
-
 @pytest.fixture
 def demo_on_hub(demo_loaded, fake_hub, demo_models_folder):
     """The two demo models, built from the demo database as load_demo does, published as demo/<name>."""
