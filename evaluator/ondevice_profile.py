@@ -34,12 +34,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .backends.gguf_file import SPLIT_NAME
+
 DEFAULT_THREADS = 4  # a phone-class core count; a setting (ONDEVICE_PROFILE_THREADS, --threads)
 PP_TOKENS, TG_TOKENS, REPEATS = 512, 128, 5  # llama-bench's defaults: pp512, tg128, -r 5
 N_BATCH, N_UBATCH = 2048, 512  # llama-bench's defaults
 PROMPT_FILE = Path(__file__).with_name("ondevice_prompt.txt")
 RAPL_ROOT = Path("/sys/class/powercap")
-SPLIT_NAME = re.compile(r"^(?P<stem>.+)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")  # gguf-split's names, as hub.gguf_checks reads them
 LABEL = "measured on a server CPU with {threads} threads: a proxy, not a phone"
 _ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,12 +2,15 @@
 name, and the error a tokenization that differs from the base model's raises. No llama-cpp-python import here."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
 from .base import BackendError
 
 GGUF_MAGIC = b"GGUF"
+# gguf-split's part names (stem-00001-of-00003.gguf): the hub check and the cost profile read them alike.
+SPLIT_NAME = re.compile(r"^(?P<stem>.+)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")
 
 
 class NotGGUF(BackendError):

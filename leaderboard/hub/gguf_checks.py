@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass
 
 import gguf
 
+from evaluator.backends.gguf_file import SPLIT_NAME
+
 from .checks import NETWORK_HINT, _public_model_info, _refusing
 from .client import HubClient
 from .errors import (
@@ -42,7 +44,6 @@ NON_LFS_MAX_BYTES = 10 << 20  # the hub keeps files over 10 MB in LFS: a smaller
 # gguf package is pinned to the gguf-py of the llama.cpp in requirements-llamacpp.txt). "clip" is left out: it is
 # the vision encoder of a multimodal model (an mmproj file), which cannot answer questions on its own.
 RUNNABLE_ARCHITECTURES = frozenset(gguf.MODEL_ARCH_NAMES.values()) - {"clip"}
-SPLIT_NAME = re.compile(r"^(?P<stem>.+)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")
 HF_URL = re.compile(r"^https?://(?:www\.)?(?:huggingface\.co|hf\.co)/(?P<id>[\w.-]+/[\w.-]+)/?$")
 
 
