@@ -45,6 +45,11 @@ class EvaluationRun(LeasedJob):
         default=list, blank=True,
         help_text="the files a GGUF run loads, pinned: [{file, size, sha256}] of each part, checked after download "
                   "(evaluations/gguf_fetch.py); empty for a checkpoint, which its commit sha pins")
+    gguf_recipe = models.JSONField(
+        default=dict, blank=True,
+        help_text="a GGUF file this server makes from a 16-bit checkpoint (evaluations/gguf_make.py): {quant, "
+                  "source} when queued; the worker adds how it was made (steps, llama.cpp commit, sha256, bytes) "
+                  "and model_files; empty for a submitted file")
     precision = models.CharField(max_length=20, default="auto")
     backend = models.CharField(max_length=20, default="transformers")
     mode = models.CharField(max_length=20, default="logprobs")

@@ -27,6 +27,9 @@ def size_class(params: int | None) -> str | None:
     return "mini" if billions < 5 else "small" if billions < 13 else "medium" if billions < 50 else "large"
 
 
+VARIANT_SEPARATOR = "@"  # between a 16-bit model's hub id and a made variant's quantization
+
+
 def hub_namespace(hub_id: str) -> str:
     """The namespace of a hub id, lower-case: the hub compares ids case-insensitively, and so do quotas."""
     return hub_id.split("/")[0].lower()
@@ -38,7 +41,8 @@ class ModelEntry(models.Model):
 
     A GGUF file submitted on its own is a model of its own, one entry per file: its hub id is the repository's id
     and the file's path (``org/model-GGUF/model-Q4_K_M.gguf``), ``gguf_file`` that path and ``quantization`` the
-    file's type. Two files of one repository are two models; the runs' ``model_ref`` is this id."""
+    file's type. Two files of one repository are two models; the runs' ``model_ref`` is this id. A file this server
+    made from a 16-bit model is one too (``made_from``; ``org/model@Q4_K_M``)."""
 
     hub_id = models.CharField(max_length=200, unique=True)
     namespace = models.CharField(max_length=100, db_index=True, help_text="lower-case")
@@ -49,6 +53,11 @@ class ModelEntry(models.Model):
     gguf_file = models.CharField(max_length=200, blank=True,
                                  help_text="a GGUF file's path in its repository; blank for a safetensors checkpoint")
     quantization = models.CharField(max_length=30, blank=True, help_text="a GGUF file's type, e.g. Q4_K_M")
+    # An on-device variant this server made from a 16-bit model (submissions/ondevice_variants.py): its hub id is
+    # "<the 16-bit model's hub id>@<QUANT>" (no hub id holds "@": it names no repository), its file the one made.
+    made_from = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="made_variants",
+                                  help_text="the 16-bit model this server made this GGUF file from")
     hidden = models.BooleanField(default=False)
     flagged = models.BooleanField(default=False)
     flag_reason = models.TextField(blank=True)
@@ -68,7 +77,10 @@ class ModelEntry(models.Model):
 
     @property
     def repo_id(self) -> str:
-        """The hub repository the model's files are in (the hub id, less a GGUF entry's file path)."""
+        """The hub repository the model's files are in (the hub id, less a GGUF entry's file path; a made variant's
+        checkpoint is its 16-bit model's)."""
+        if self.made_from_id:
+            return self.hub_id.rsplit(VARIANT_SEPARATOR, 1)[0]
         return self.hub_id[:-len(self.gguf_file) - 1] if self.gguf_file else self.hub_id
 
 
@@ -132,6 +144,9 @@ class Submission(models.Model):
     gguf_file = models.CharField(max_length=200, blank=True, help_text="path of the GGUF file in the repository")
     gguf_sha256 = models.CharField(max_length=64, blank=True, db_index=True)
     gguf_facts = models.JSONField(default=dict, blank=True)
+    ondevice_variants = models.BooleanField(
+        default=False, help_text="this server also makes and evaluates Q8_0, Q4_K_M and Q4_0 GGUF files of the model "
+                                 "(open split only)")
     benchmarks = models.JSONField(default=list)
     hidden = models.BooleanField(default=False)
     webhook_url = models.URLField(blank=True)
