@@ -98,7 +98,7 @@ def describe(profile: dict[str, Any]) -> str:
 def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int, tg: int, mmap: bool,
                        rapl_root: str | Path = RAPL_ROOT) -> dict[str, Any]:
     from .backends.gguf_file import check_gguf, ftype_name
-    from .backends.llamacpp_backend import _import_llama_cpp
+    from .backends.llamacpp_backend import _import_llama_cpp, placement
     from .gguf_convert import llama_cpp_build
 
     if min(threads, repeats, pp, tg) < 1:
@@ -108,9 +108,10 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
     t_start, load_before = time.perf_counter(), _load_average()
     prompt = PROMPT_FILE.read_text(encoding="utf-8")
     try:
+        # The CPU alone: the parent hid every GPU (CUDA_VISIBLE_DEVICES=""), and nothing is offloaded anyway.
         llm = llama_cpp.Llama(model_path=str(path), n_ctx=max(pp + 1, tg + 1, 2048), n_batch=N_BATCH,
-                              n_ubatch=N_UBATCH, n_threads=threads, n_threads_batch=threads, n_gpu_layers=0,
-                              use_mmap=mmap, seed=0, logits_all=False, verbose=False)
+                              n_ubatch=N_UBATCH, n_threads=threads, n_threads_batch=threads, use_mmap=mmap, seed=0,
+                              logits_all=False, verbose=False, **placement("cpu"))
     except (ValueError, RuntimeError) as exc:  # llama.cpp could not read or run the file
         raise ProfileError(f"llama.cpp cannot load {path.name}: {exc}", "MODEL_LOAD_ERROR") from exc
     try:
@@ -138,7 +139,8 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
             "file": path.name, "file_bytes": file_bytes(path), "architecture": md.get("general.architecture"),
             "file_type": ftype_name(llama_cpp, md.get("general.file_type")) or "unknown",
             "params": int(llm._model.n_params()),
-            "threads": threads, "n_gpu_layers": 0, "mmap": mmap, "repeats": repeats,
+            "threads": threads, "n_gpu_layers": 0, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "mmap": mmap, "repeats": repeats,
             "pp": _stats(pp, pp_runs), "tg": _stats(tg, tg_runs),
             "ttft": {"prompt_chars": len(prompt), "prompt_tokens": len(prompt_ids), "seconds": statistics.fmean(
                 ttft_runs), "sd": _sd(ttft_runs), "runs": [round(s, 6) for s in ttft_runs]},

@@ -44,6 +44,15 @@ KV_TYPES = {"f16": "GGML_TYPE_F16", "f32": "GGML_TYPE_F32"}  # f16: llama.cpp's 
 _HUB_URL = re.compile(r"^https?://(?:www\.)?huggingface\.co/([^/\s]+/[^/\s]+?)/?$")
 
 
+def placement(device: str) -> dict[str, Any]:
+    """llama.cpp's offload settings for the run's device. cuda: every layer on the GPU (a GGUF file's accuracy run on a
+    GPU worker). Otherwise nothing leaves the CPU: a llama.cpp built with CUDA would still send a large batch's matrix
+    products (op_offload) to a visible GPU with no layer on it."""
+    if device.startswith("cuda"):
+        return {"n_gpu_layers": -1}
+    return {"n_gpu_layers": 0, "offload_kqv": False, "op_offload": False}
+
+
 def _import_llama_cpp():
     try:
         import llama_cpp
@@ -126,8 +135,7 @@ class LlamaCppBackend:
             return llama_cpp.Llama(
                 model_path=str(self.path), n_ctx=n_ctx, n_batch=min(n_ctx, 2048), n_ubatch=min(n_ctx, 512),
                 n_threads=self.threads, n_threads_batch=self.threads,
-                n_gpu_layers=-1 if self.device.startswith("cuda") else 0, seed=self.seed,
-                type_k=kv, type_v=kv, logits_all=False, verbose=False,
+                seed=self.seed, type_k=kv, type_v=kv, logits_all=False, verbose=False, **placement(self.device),
             )
         except (ValueError, RuntimeError) as exc:  # llama.cpp could not read or run the file
             raise BackendError(f"llama.cpp cannot load {self.path.name}: {exc} (an architecture this llama.cpp "
@@ -353,7 +361,7 @@ class LlamaCppBackend:
             self, dtype=ftype_name(self._llama_cpp, md.get("general.file_type")) or "unknown",
             architecture=md.get("general.architecture"), file_sha256=self.file_sha256,
             file_bytes=self.path.stat().st_size, threads=self.threads, n_ctx=self.n_ctx,
-            kv_cache_type=self.kv_cache_type, mmap=True,
+            kv_cache_type=self.kv_cache_type, mmap=True, offload=placement(self.device),
             tokenizer_check={"reference": self.reference_why, "checked": self.reference is not None},
             prefix_reuse={"requested": self.prefix_reuse, "used": self.prefix_reuse_used,
                           "why": self.prefix_reuse_why},

@@ -31,6 +31,7 @@ def test_the_profile_has_every_figure_measured_in_a_fresh_process(profiles):
         assert p["pid"] != os.getpid()
         assert p["label"] == "measured on a server CPU with 2 threads: a proxy, not a phone"
         assert (p["threads"], p["n_gpu_layers"], p["mmap"], p["repeats"]) == (2, 0, mmap, 3)
+        assert p["cuda_visible_devices"] == ""  # every GPU hidden from the profile, whatever llama.cpp was built with
         assert (p["file"], p["file_bytes"], p["file_type"]) == (path.name, path.stat().st_size, "Q8_0")
         for phase, tokens in (("pp", 64), ("tg", 16)):
             figures = p[phase]
