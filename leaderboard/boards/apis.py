@@ -1,7 +1,9 @@
 """The mobile-vs-general API: models measured on a Mobile-MMLU board and on a general-knowledge one (MMLU-Pro,
 MMLU-CF), paired, with their places, rank change and Spearman's correlation; the paper's Table 2 rows apart.
-Figures as the boards publish them (selectors.mobile_vs_general). `?format=csv` on both."""
+Figures as the boards publish them (selectors.mobile_vs_general). The On-device board (ondevice.py): a row per GGUF
+file of an open board. `?format=csv` on all."""
 from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 
@@ -9,9 +11,10 @@ from leaderboard.core.api import FORMAT_PARAM, BaseApi, Pagination
 from leaderboard.core.csv_http import CSVRenderer, streaming_csv
 from leaderboard.results.cache import cached_get
 
-from . import rank_comparison, selectors
-from .serializers import (ROW_COLUMNS, MobileVsGeneralQuerySerializer, MobileVsGeneralRowSerializer,
-                          MobileVsGeneralRowsQuerySerializer, MobileVsGeneralSummarySerializer)
+from . import ondevice, rank_comparison, selectors
+from .serializers import (ONDEVICE_COLUMNS, ROW_COLUMNS, MobileVsGeneralQuerySerializer,
+                          MobileVsGeneralRowSerializer, MobileVsGeneralRowsQuerySerializer,
+                          MobileVsGeneralSummarySerializer, OnDeviceBoardQuerySerializer, OnDeviceBoardRowSerializer)
 
 
 def _view(q):
@@ -61,3 +64,34 @@ class MobileVsGeneralCorrelationApi(BaseApi):
             return streaming_csv(["source", *head, "rho", "ci95_low", "ci95_high", "n", "method"], rows,
                                  f"{_name(q)}-correlation.csv")
         return Response(MobileVsGeneralSummarySerializer(summary).data)
+
+
+class OnDeviceBoardApi(BaseApi):
+    """The On-device board: one row per GGUF file of a benchmark's open validation split (never the sealed split),
+    with its size, sha256, type, accuracy ± CI, change vs the 16-bit model's run, flip rate, mean KL, the cost
+    profile's tokens/s, time to first token and peak memory (measured on a server CPU: `profile_label`), and whether
+    it is on the Pareto frontier of accuracy against file size and against generation speed."""
+
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
+    pagination_class = Pagination
+    query_serializer = OnDeviceBoardQuerySerializer
+
+    @extend_schema(parameters=[OnDeviceBoardQuerySerializer, FORMAT_PARAM],
+                   responses=OnDeviceBoardRowSerializer(many=True), operation_id="v1_leaderboard_on_device_list")
+    @cached_get
+    def get(self, request):
+        q = self.query()
+        benchmark = q["benchmark"]
+        rows = ondevice.ondevice_rows(benchmark=benchmark, shots=q["shots"], version=q["version"])
+        present = ondevice.quantizations(rows)
+        unknown = [t for t in q["quantization"] if t.upper() not in {p.upper() for p in present}]
+        if unknown:
+            raise serializers.ValidationError({"quantization": [
+                f"no file of type {', '.join(map(repr, unknown))} on {benchmark.slug} validation {q['shots']}-shot; "
+                f"allowed values: {', '.join(present) or 'none (no GGUF file on this board yet)'}."]})
+        shown = ondevice.view(rows, filters=ondevice.Filters(quantization=tuple(q["quantization"]),
+                                                             fits_gb=q.get("fits_gb")),
+                              search=q["search"], sort=q["sort"])
+        if self.wants_csv():
+            return streaming_csv(ONDEVICE_COLUMNS, shown.rows, f"on-device-{benchmark.slug}-{q['shots']}shot.csv")
+        return self.page_response(shown.rows, OnDeviceBoardRowSerializer)

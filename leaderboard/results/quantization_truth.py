@@ -27,7 +27,7 @@ from leaderboard.evaluations.models import EvaluationRun, PredictionChunk
 from leaderboard.hub.precisions import PRECISIONS
 from leaderboard.submissions.models import ModelEntry, Submission
 
-from .selectors import model_hub_id, visible_results
+from .selectors import model_hub_id, model_hub_ids, visible_results
 
 log = logging.getLogger(__name__)
 
@@ -63,17 +63,29 @@ def _differences(result, other) -> list[str]:
     return out
 
 
-def _base_result(result, base: str | None):
-    """(the base's 16-bit result of the same plan, None) or (None, (code, why))."""
+def _base_candidates(results, bases) -> tuple[set, dict]:
+    """(the bases with a visible run, (base, version, split, shots) -> its 16-bit results there, newest first) for
+    these results: two queries whatever their number. bases: hub ids in the board's spelling."""
+    if not bases:
+        return set(), {}
+    on_board = set(visible_results(hub_id__in=bases, protocol=None).order_by().values_list("hub_id", flat=True)
+                   .distinct())
+    candidates = {}
+    for r in visible_results(hub_id__in=on_board, protocol=None, precision__in=SIXTEEN_BIT,
+                             benchmark_version_id__in={r.benchmark_version_id for r in results},
+                             split__in={r.split for r in results}, shots__in={r.shots for r in results}):
+        candidates.setdefault((r.hub_id, r.benchmark_version_id, r.split, r.shots), []).append(r)
+    return on_board, candidates
+
+
+def _choose_base(result, base: str | None, on_board, candidates):
+    """(the base's 16-bit result of the same plan, None) or (None, (code, why)); base in the board's spelling."""
     if not base:
         return None, (BASE_UNKNOWN, "No 16-bit run to compare with: the file names no base model (no "
                                     "general.base_model in its header, no base_model on its card).")
-    base = model_hub_id(base)
-    runs = visible_results(hub_id=base, protocol=None)
-    if not runs.exists():
+    if base not in on_board:
         return None, (BASE_NOT_ON_BOARD, f"No 16-bit run of {base} on the board: {base} is not on the board.")
-    same_questions = list(runs.filter(precision__in=SIXTEEN_BIT, benchmark_version=result.benchmark_version,
-                                      split=result.split, shots=result.shots))
+    same_questions = candidates.get((base, result.benchmark_version_id, result.split, result.shots), [])
     if not same_questions:
         return None, (NO_16BIT_RUN, f"No 16-bit run of {base} on the board for {result.benchmark.name} "
                                     f"v{result.benchmark_version.number}, {result.split}, {result.shots}-shot.")
@@ -141,19 +153,32 @@ def _figures(report: PairedComparison) -> dict:
 _EMPTY_FIGURES = dict.fromkeys(_figures(PairedComparison(0, 0, 0, 0, 0, 0, 0, None)), None)
 
 
-def comparison(result) -> dict:
-    """One open-split GGUF run against its base model's 16-bit run: the figures, or why there are none."""
-    base = base_model_of(result.run)
-    base_result, missing = _base_result(result, base)
+def _row(result, base, base_result, missing) -> dict:
     model = result.model
     row = {"hub_id": result.hub_id, "gguf_file": model.gguf_file if model else "",
            "quantization": model.quantization if model else "", "run_id": result.run_id,
            "benchmark": result.benchmark.slug, "benchmark_version": result.benchmark_version.number,
            "split": result.split, "shots": result.shots, "protocol": result.run.protocol,
-           "variant": result.primary_variant, "base_hub_id": model_hub_id(base) if base else None,
-           "base_run_id": base_result.run_id if base_result else None, "compared": base_result is not None,
+           "variant": result.primary_variant, "base_hub_id": base, "base_run_id": base_result.run_id if base_result
+           else None, "compared": base_result is not None,
            "reason_code": missing[0] if missing else "", "reason": missing[1] if missing else ""}
     return row | (_figures(_cached_pair(result, base_result)) if base_result else _EMPTY_FIGURES)
+
+
+def comparisons(results) -> list[dict]:
+    """comparison() of each open-split GGUF result, in order, in a fixed number of queries whatever their number (the
+    On-device board lists every file); each pair's figures come from the cache once compared."""
+    results = list(results)
+    named = {r.pk: base_model_of(r.run) for r in results}
+    spelled = model_hub_ids([b for b in named.values() if b])
+    bases = {pk: spelled[b] if b else None for pk, b in named.items()}
+    on_board, candidates = _base_candidates(results, {b for b in bases.values() if b})
+    return [_row(r, bases[r.pk], *_choose_base(r, bases[r.pk], on_board, candidates)) for r in results]
+
+
+def comparison(result) -> dict:
+    """One open-split GGUF run against its base model's 16-bit run: the figures, or why there are none."""
+    return comparisons([result])[0]
 
 
 def _open_gguf_results(hub_ids):
@@ -178,5 +203,5 @@ def on_device(*, hub_id: str) -> dict:
     else:
         files = variant_entries(base_hub_id=hub_id)
         role = "base" if files else ""
-    rows = [comparison(r) for r in _open_gguf_results(files)] if files else []
+    rows = comparisons(_open_gguf_results(files)) if files else []
     return {"role": role, "rows": rows, "note": OPEN_SPLIT_NOTE}

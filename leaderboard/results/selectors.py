@@ -230,6 +230,14 @@ def model_hub_id(hub_id: str) -> str:
     return stored or hub_id
 
 
+def model_hub_ids(hub_ids) -> dict[str, str]:
+    """model_hub_id of many hub ids in one query: each as given -> the board's spelling (else as given)."""
+    wanted = {h.lower() for h in hub_ids}
+    stored = dict(ModelEntry.objects.annotate(lower=Lower("hub_id")).filter(lower__in=wanted)
+                  .values_list("lower", "hub_id")) if wanted else {}
+    return {h: stored.get(h.lower(), h) for h in hub_ids}
+
+
 def model_results(*, hub_id):
     """A model's results of every protocol, newest first (its page lists them; boards never mix them)."""
     return list(visible_results(hub_id=model_hub_id(hub_id), protocol=None)
