@@ -15,6 +15,7 @@ from leaderboard.benchmarks.models import Topic
 from leaderboard.evaluations import display
 
 from .models import Level
+from .ondevice_facts import LLAMACPP, file_columns
 
 METRIC = "acc"
 FILTER = "none"
@@ -54,10 +55,31 @@ def _config(result, *, task, alias, dataset_name, tag):
                          "dataset_hash": run.dataset_hash}}
 
 
+def _gguf(result) -> dict:
+    """A GGUF run's file for `config`: its name, sha256 (the first part's: the file's pin), type and bytes, and each
+    part as the run pinned it; {} for a checkpoint (its commit sha pins it)."""
+    if result.run.backend != LLAMACPP:
+        return {}
+    file = file_columns(result)
+    return {"gguf_file": file["file"], "gguf_sha256": file["file_sha256"], "gguf_quantization": file["quantization"],
+            "gguf_file_bytes": file["file_bytes"],
+            "gguf_parts": [{k: part.get(k) for k in ("file", "size", "sha256")} for part in result.run.model_files or []]}
+
+
+def _model_args(result, gguf) -> str:
+    """lm-eval's model_args; a submitted GGUF file as the harness loads one: its repository and `gguf_file`."""
+    if not gguf:
+        return f"pretrained={result.hub_id},revision={result.revision},dtype={result.precision}"
+    suffix = "/" + gguf["gguf_file"]
+    repository = result.hub_id[:-len(suffix)] if result.hub_id.endswith(suffix) else result.hub_id
+    return f"pretrained={repository},gguf_file={gguf['gguf_file']},revision={result.revision}"
+
+
 def _header(result):
     run, model = result.run, result.model
     source = MODEL_SOURCE.get(run.backend, run.backend)
-    args = f"pretrained={result.hub_id},revision={result.revision},dtype={result.precision}"
+    gguf = _gguf(result)
+    args = _model_args(result, gguf)
     started, finished = run.started_at, run.finished_at
     versions = run.library_versions or {}
     return {
@@ -65,7 +87,7 @@ def _header(result):
                    "model_num_parameters": model.params if model else None, "model_dtype": result.precision,
                    "model_revision": result.revision, "model_sha": result.revision, "batch_size": None,
                    "batch_sizes": [], "device": None, "use_cache": None, "limit": None, "gen_kwargs": None,
-                   "random_seed": run.seed},
+                   "random_seed": run.seed, **gguf},
         "git_hash": None, "date": result.scored_at.timestamp(),
         "transformers_version": versions.get("transformers"), "lm_eval_version": None, "upper_git_hash": None,
         "model_source": source, "model_name": result.hub_id, "model_name_sanitized": result.hub_id.replace("/", "__"),
