@@ -24,6 +24,10 @@ class SubmissionForm(forms.Form):
                                            help_text="on for instruct and reasoning models")
     probe = forms.BooleanField(required=False, label="Also run the memorization probe",
                                help_text="on validation: one short generation per question")
+    ondevice_variants = forms.BooleanField(
+        required=False, initial=True, label="Also make and evaluate on-device variants (models up to 8B)",
+        help_text="Q8_0, Q4_K_M and Q4_0 GGUF files made here with llama.cpp's converter and quantizer (no importance "
+                  "matrix), each evaluated on the validation split beside the 16-bit model, with its cost profile")
     benchmarks = forms.MultipleChoiceField(widget=forms.CheckboxSelectMultiple, initial=["mobile-mmlu"])
 
     def __init__(self, *args, **kwargs):

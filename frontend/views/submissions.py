@@ -55,7 +55,9 @@ def submit(request):
             submission = services.submission_create(
                 user=request.user, ref=ref, precision=data["precision"],
                 model_type=data["model_type"], use_chat_template=data["use_chat_template"] or None,
-                benchmarks=data["benchmarks"], probe=data.get("probe", False), gguf_file=data.get("gguf_file", ""))
+                benchmarks=data["benchmarks"], probe=data.get("probe", False), gguf_file=data.get("gguf_file", ""),
+                # ticked (the default): by size, as the API's default; unticked: none
+                ondevice_variants=None if data.get("ondevice_variants") and not data.get("gguf_file") else False)
         except DomainError as exc:
             form.add_error(error_field(exc), f"{exc.message} {exc.hint}".strip())
         else:

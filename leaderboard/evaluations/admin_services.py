@@ -17,7 +17,8 @@ def run_rerun(run: EvaluationRun, *, actor, reason: str) -> EvaluationRun:
         version=run.benchmark_version, split=run.split, model_ref=run.model_ref, model_revision=run.model_revision,
         backend=run.backend, precision=run.precision, template=run.template, shots=run.shots, variants=run.variants,
         seed=run.seed, mode=run.mode, use_chat_template=run.use_chat_template, submission=run.submission,
-        probe=run.probe, rerun_of=run, protocol=run.protocol, model_files=run.model_files)
+        probe=run.probe, rerun_of=run, protocol=run.protocol, model_files=run.model_files,
+        gguf_recipe=run.gguf_recipe)
     lifecycle.run_enqueue(run=new, route=True)
     audit_record(actor=actor, action="rerun", target=run, reason=reason, new_run=new.pk)
     return new

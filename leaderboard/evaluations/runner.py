@@ -35,7 +35,7 @@ from evaluator.protocols import render_questions as protocol_prompts
 
 from leaderboard.benchmarks.models import SEALED_SPLITS
 
-from . import failures, gguf_fetch, lifecycle, model_cache, selectors, services
+from . import failures, gguf_fetch, gguf_make, lifecycle, model_cache, selectors, services
 from .models import EvaluationRun, RunStatus
 
 log = logging.getLogger(__name__)
@@ -280,12 +280,15 @@ def load_backend(run: EvaluationRun, *, device: str, batch_size: int | None = No
 
 
 def _load_gguf(run: EvaluationRun, *, device: str, inputs=None):
-    """A GGUF submission's run: its pinned file downloaded and its sha256 checked (gguf_fetch), then the llamacpp
-    backend on the local path, with the context sized from the run's prompts."""
-    repo_id, _ = gguf_fetch.split_ref(run.model_ref)
+    """A GGUF run: a submitted file downloaded and its sha256 checked (gguf_fetch), or a file made here from a 16-bit
+    checkpoint (gguf_make); then the llamacpp backend on the local path, with the context sized from the prompts."""
+    repo_id = run.gguf_recipe["source"] if run.gguf_recipe else gguf_fetch.split_ref(run.model_ref)[0]
     if settings.RUN_MODEL_CACHE_GB:
         model_cache.prune(max_bytes=settings.RUN_MODEL_CACHE_GB * 10**9, keep=repo_id)
-    path = gguf_fetch.fetch_gguf(model_ref=run.model_ref, revision=run.model_revision, parts=run.model_files)
+    if run.gguf_recipe:  # an on-device variant: the file is made here from the checkpoint
+        path = gguf_make.made_file(run)
+    else:
+        path = gguf_fetch.fetch_gguf(model_ref=run.model_ref, revision=run.model_revision, parts=run.model_files)
     prompts = _sizing_prompts(run, inputs or selectors.run_engine_inputs(run=run))
     return create_backend("llamacpp", str(path), revision=run.model_revision, device=device, seed=run.seed,
                           sizing_prompts=prompts, use_chat_template=run.use_chat_template,

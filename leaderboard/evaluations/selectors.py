@@ -89,12 +89,16 @@ def run_find_succeeded(*, version, split, model_ref, template, shots, variants, 
 
 
 def ondevice_profile_of_file(*, run: EvaluationRun, threads: int, repeats: int, pp: int, tg: int):
-    """(run id, profile) of another run's cost profile of the same GGUF file (the same parts, sizes and sha256s)
-    measured with these settings, the newest; None if there is none (or the run has no pinned files)."""
-    if not run.model_files:
+    """(run id, profile) of another run's cost profile of the same GGUF file (the same parts, sizes and sha256s; a
+    made file: the same sha256) measured with these settings, the newest; None if there is none (or the run has no
+    pinned or made file)."""
+    if run.model_files:
+        same_file = {"model_files": run.model_files}
+    elif (run.gguf_recipe or {}).get("sha256"):
+        same_file = {"gguf_recipe__sha256": run.gguf_recipe["sha256"]}
+    else:
         return None
-    candidates = (EvaluationRun.objects.filter(backend="llamacpp", model_files=run.model_files,
-                                               efficiency__has_key="ondevice")
+    candidates = (EvaluationRun.objects.filter(backend="llamacpp", efficiency__has_key="ondevice", **same_file)
                   .exclude(pk=run.pk).order_by("-pk").values_list("pk", "efficiency__ondevice")[:20])
     for pk, profile in candidates:
         settings = (profile.get("threads"), profile.get("repeats"), (profile.get("pp") or {}).get("tokens"),

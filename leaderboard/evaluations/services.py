@@ -64,10 +64,11 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
                variants=("original",), seed: int = 0, mode: str = "logprobs",
                use_chat_template: bool = False, submission=None, probe: bool = False,
                chunk_size: int = 0, rerun_of: EvaluationRun | None = None, protocol: str = "",
-               model_files=()) -> EvaluationRun:
+               model_files=(), gguf_recipe=None) -> EvaluationRun:
     """The one way a run is made (first runs, re-runs, `manage.py evaluate`): its settings checked and its plan
     fixed (chunk size, fingerprint, progress total) before the row is stored. `protocol`: a publisher's own
-    protocol (evaluator/protocols.py), which sets template, shots and mode itself (_protocol_settings)."""
+    protocol (evaluator/protocols.py), which sets template, shots and mode itself (_protocol_settings).
+    `gguf_recipe`: {quant, source} of a GGUF file the worker makes from the `source` checkpoint (gguf_make.py)."""
     try:
         variants = list(parse_variants(variants))
         if not protocol:
@@ -79,6 +80,9 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
     if split not in version.split_hashes:
         raise RunConfigError("SPLIT_NOT_IMPORTED",
                              f"{version} has no {split} split imported; import it first (import_benchmark).")
+    if split in SEALED_SPLITS and gguf_recipe:
+        raise RunConfigError("MADE_VARIANT_SEALED", "a GGUF file this server makes is evaluated on the open split only "
+                             "(the sealed figure is its 16-bit model's)", "run it on the validation split")
     if split in SEALED_SPLITS and ANSWER_DEPENDENT_VARIANTS.intersection(variants):
         raise RunConfigError("SEALED_VARIANTS", "fixed-A..fixed-D variants would reveal sealed answers to the model; "
                              "on the test split use original and R1..R4 only.")
@@ -89,7 +93,7 @@ def run_create(*, version: BenchmarkVersion, split: str, model_ref: str, model_r
                              "--shots 0.")
     run = EvaluationRun(
         submission=submission, rerun_of=rerun_of, benchmark_version=version, split=split, model_ref=model_ref,
-        model_revision=model_revision, model_files=list(model_files),
+        model_revision=model_revision, model_files=list(model_files), gguf_recipe=dict(gguf_recipe or {}),
         backend=backend, precision=precision, template=template,
         template_hash=get_protocol(protocol).hash if protocol else template_hash(template), protocol=protocol,
         shots=shots, variants=variants, seed=seed, mode=mode, use_chat_template=use_chat_template,

@@ -33,13 +33,13 @@ INSERT_MODELS = ("evaluations.PredictionChunk", "mrscore.MRScoreChunk", "mrscore
 DELETE_MODELS = ("mrscore.QuestionMRScore", "mrscore.TopicMRScore")  # a judge job rewrites its own scores
 UPDATE_MODELS = ("mrscore.MRScoreJob",)
 # Column-level: the run lifecycle (claim, lease, progress, failure, hand-off to scoring) and what
-# the predicting side measures. Not summary/hidden/flagged/model/split: those the trusted side owns.
+# the predicting side measures (and how it made a GGUF file: gguf_recipe). Not summary/hidden/flagged/model/split: those the trusted side owns.
 UPDATE_COLUMNS = {
     "evaluations.EvaluationRun": (
         "status", "attempts", "infra_retries", "lease_expires_at", "started_at", "finished_at", "enqueued_at",
         "published_at",
         "progress_done", "failure_code", "failure_reason", "log_excerpt",
-        "efficiency", "hardware", "probe_rows",
+        "efficiency", "hardware", "probe_rows", "gguf_recipe",
     ),
 }
 

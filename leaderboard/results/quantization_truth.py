@@ -11,13 +11,14 @@ questions a model gets right, so a sealed run is never listed here, and `_pair` 
 checked. Unlike the other results selectors, this module reads two runs' prediction chunks; a comparison of two
 scored runs never changes, so it is cached per pair of runs.
 
-The base model of a run: its submission's GGUF facts (the file's `general.base_model.*`, else the card's
-`base_model`). Variants the server makes from a 16-bit submission (section 2b) plug in by answering there.
+The base model of a run: the checkpoint this server made its file from (section 2b), else its submission's GGUF facts
+(the file's `general.base_model.*`, else the card's `base_model`).
 """
 import logging
 from dataclasses import asdict
 
 from django.core.cache import cache
+from django.db.models import Q
 
 from evaluator.quantization_truth import PairedComparison, compare
 from evaluator.variants import RANDOM
@@ -31,7 +32,10 @@ from .selectors import model_hub_id, model_hub_ids, visible_results
 
 log = logging.getLogger(__name__)
 
-SIXTEEN_BIT = tuple(sorted(name for name, spec in PRECISIONS.items() if spec.bits == 16 and name != "gguf"))
+# The unquantized reference a file is compared with: a 16-bit run, or a run in the checkpoint's own dtype ("auto", as
+# `manage.py evaluate` runs the demo's models; float32 where a checkpoint is stored so).
+SIXTEEN_BIT = (*sorted(name for name, spec in PRECISIONS.items() if spec.bits == 16 and name != "gguf"), "auto",
+               "float32")
 OPEN_SPLIT_NOTE = ("Compared on the open validation split only: per-question flips on the sealed test split would "
                    "tell which sealed questions a model gets right.")
 # The run settings that make two runs' prompts the same (what each is called on the page). The answer order compared
@@ -47,7 +51,10 @@ SETTINGS_DIFFER = "settings-differ"
 
 
 def base_model_of(run: EvaluationRun) -> str | None:
-    """The hub id of the model the run's file was made from, as its submission's header facts name it."""
+    """The hub id of the model the run's file was made from: the checkpoint this server made it from, else as the
+    submitted file's header facts name it."""
+    if run.gguf_recipe:
+        return run.gguf_recipe["source"]
     submission = run.submission
     return ((submission.gguf_facts or {}).get("base_model") or None) if submission else None
 
@@ -187,10 +194,10 @@ def _open_gguf_results(hub_ids):
 
 
 def variant_entries(*, base_hub_id: str) -> list[str]:
-    """The GGUF models on the board made from `base_hub_id` (as their submissions' header facts say)."""
-    made_from = Submission.objects.filter(gguf_facts__base_model__iexact=base_hub_id).values("model_id")
-    return list(ModelEntry.objects.filter(pk__in=made_from, hidden=False).exclude(gguf_file="")
-                .order_by("hub_id").values_list("hub_id", flat=True))
+    """The GGUF models on the board made from `base_hub_id` (as their submissions' header facts say, or made here)."""
+    submitted = Submission.objects.filter(gguf_facts__base_model__iexact=base_hub_id).values("model_id")
+    return list(ModelEntry.objects.filter(Q(pk__in=submitted) | Q(made_from__hub_id__iexact=base_hub_id), hidden=False)
+                .exclude(gguf_file="").order_by("hub_id").values_list("hub_id", flat=True))
 
 
 def on_device(*, hub_id: str) -> dict:

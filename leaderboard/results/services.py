@@ -17,7 +17,8 @@ from .models import Level, ResultAggregate, RunResult
 
 
 def _model_for(run):
-    if run.submission_id:
+    """The entry the run's model_ref names: its submission's model, or an on-device variant made from it."""
+    if run.submission_id and not run.gguf_recipe:
         return run.submission.model
     return ModelEntry.objects.filter(hub_id__iexact=run.model_ref).first()
 

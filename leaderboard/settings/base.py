@@ -224,6 +224,14 @@ SUBMISSION_MAX_PARAMS_16BIT = env_int("SUBMISSION_MAX_PARAMS_16BIT", 100_000_000
 # The size cap of a GGUF file submitted on its own (every part of a split file together), in bytes: 16 GiB holds an
 # 8B model at 16 bits, the largest of the mobile size classes; quantized files are a quarter to a half of that.
 GGUF_MAX_BYTES = env_int("GGUF_MAX_BYTES", 16 << 30, minimum=1)
+# On-device variants (issue 24 §2b): GGUF files the GPU workers make from a submitted 16-bit checkpoint with the plain
+# community recipe (llama.cpp's converter, then its quantizer; no importance matrix) and evaluate on the open split.
+# A submission asks for them or not; left unsaid, they are made for models up to this many parameters (the mobile
+# size classes). The files made are kept under RUN_MADE_GGUF_DIR (a volume in compose) for retries and for the
+# other benchmarks' runs of the same file.
+ONDEVICE_VARIANT_QUANTS = env_list("ONDEVICE_VARIANT_QUANTS", ["q8_0", "q4_k_m", "q4_0"])
+ONDEVICE_VARIANTS_DEFAULT_MAX_PARAMS = env_int("ONDEVICE_VARIANTS_DEFAULT_MAX_PARAMS", 8_000_000_000, minimum=0)
+RUN_MADE_GGUF_DIR = env_str("RUN_MADE_GGUF_DIR", str(VAR_DIR / "made-gguf"))
 SUBMISSION_VALIDATION_VARIANTS = env_list("SUBMISSION_VALIDATION_VARIANTS", ["all"])
 SUBMISSION_DEFAULT_BENCHMARKS = env_list("SUBMISSION_DEFAULT_BENCHMARKS", ["mobile-mmlu"])
 RUN_LEASE_SECONDS = env_int("RUN_LEASE_SECONDS", 600, minimum=1)  # renewed after each chunk

@@ -16,3 +16,6 @@ STORAGES = {
 # django-axes refuses to authenticate without a request, and Django's test Client.login sends none: off here, on in
 # the tests of sign-in throttling (tests/frontend/test_accounts_hardening.py), which sign in through the pages.
 AXES_ENABLED = False
+# On-device variants (three more runs per benchmark for every model up to 8B) are asked for by the tests that test
+# them; those set the deployed default back (tests/submissions/test_ondevice_variants.py checks it is 8B).
+ONDEVICE_VARIANTS_DEFAULT_MAX_PARAMS = 0

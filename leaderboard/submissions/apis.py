@@ -22,8 +22,9 @@ from .serializers import (ErrorSerializer, PredictionUploadInputSerializer, Subm
 
 # ?format=csv of the list: a row per run, the submission's fields first and the run's as run_<field>.
 CSV_COLUMNS = ["id", "kind", "hub_id", "revision", "revision_sha", "precision", "model_type", "use_chat_template",
-               "benchmarks", "gguf_file", "gguf_sha256", "gguf_quantization", "status", "created_at", *(f"run_{c}" for c in (
-                   "id", "benchmark", "split", "variants", "status", "attempts", "queue_position", "eta_seconds",
+               "benchmarks", "gguf_file", "gguf_sha256", "gguf_quantization", "ondevice_variants", "status", "created_at",
+               *(f"run_{c}" for c in (
+                   "id", "benchmark", "split", "model", "variants", "status", "attempts", "queue_position", "eta_seconds",
                    "items_done", "items_total", "chunks_done", "chunks_total", "accuracy", "rerun_of",
                    "accuracy_note", "accuracy_change", "failure_code", "failure_reason", "failure_log_excerpt"))]
 

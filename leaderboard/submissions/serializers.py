@@ -36,6 +36,11 @@ class SubmissionInputSerializer(serializers.Serializer):
                                       help_text="path of a GGUF file in the repository (e.g. model-Q4_K_M.gguf, "
                                                 "or the first part of a split file): that file is evaluated with "
                                                 "llama.cpp as a model of its own, and precision is ignored")
+    ondevice_variants = serializers.BooleanField(
+        required=False, allow_null=True, default=None,
+        help_text="also make the model's on-device variants here (Q8_0, Q4_K_M and Q4_0 GGUF files, llama.cpp's "
+                  "converter and quantizer, no importance matrix) and evaluate each on the validation split beside "
+                  "it; default: on for models up to 8B parameters. Not for a GGUF file")
 
 
 class FailureSerializer(serializers.Serializer):
@@ -48,6 +53,8 @@ class RunStatusSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     benchmark = serializers.CharField()
     split = serializers.CharField()
+    model = serializers.CharField(help_text="the model the run evaluates: the submission's, or an on-device variant "
+                                            "made from it (org/model@Q4_K_M)")
     variants = serializers.ListField(child=serializers.CharField())
     status = serializers.CharField()
     attempts = serializers.IntegerField()
@@ -74,6 +81,7 @@ class RunStatusSerializer(serializers.Serializer):
         accuracy = None if withheld else _accuracy(run)
         return super().to_representation({
             "id": run.pk, "benchmark": run.benchmark_version.benchmark.slug, "split": run.split,
+            "model": run.model_ref,
             "variants": run.variants, "status": run.status, "attempts": run.attempts,
             **selectors.run_progress(run=run), "accuracy": accuracy, "rerun_of": previous.pk if previous else None,
             "accuracy_change": _change(run, accuracy, previous), "accuracy_note": WITHHELD_NOTE if withheld else "",
@@ -116,6 +124,7 @@ class SubmissionOutputSerializer(serializers.Serializer):
     gguf_file = serializers.CharField(help_text="the GGUF file evaluated; empty for a safetensors checkpoint")
     gguf_sha256 = serializers.CharField(help_text="the pinned file's sha256")
     gguf_quantization = serializers.SerializerMethodField(help_text="the file's type (Q4_K_M, Q8_0, F16...)")
+    ondevice_variants = serializers.BooleanField(help_text="on-device variants are made and evaluated")
     status = serializers.SerializerMethodField()
     created_at = serializers.DateTimeField()
     runs = serializers.SerializerMethodField()

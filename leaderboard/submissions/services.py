@@ -20,6 +20,7 @@ from leaderboard.hub.precisions import precision_named
 
 from . import selectors
 from .errors import DuplicateSubmission, QuotaExceeded, SubmissionError
+from .ondevice_variants import queue_variant_runs, variants_wanted
 from .models import CustomCodeAllowance, ModelEntry, ModelType, Precision, Submission, hub_namespace
 
 CHAT_TEMPLATE_TYPES = (ModelType.INSTRUCT, ModelType.REASONING)
@@ -105,11 +106,15 @@ def _check_backend_runs(precision: str) -> None:
 
 def submission_create(*, user, ref: ModelRef, precision: str = Precision.BFLOAT16,
                       model_type: str = ModelType.PRETRAINED, use_chat_template: bool | None = None,
-                      benchmarks=None, webhook_url: str = "", probe: bool = False, gguf_file: str = "") -> Submission:
+                      benchmarks=None, webhook_url: str = "", probe: bool = False, gguf_file: str = "",
+                      ondevice_variants: bool | None = None) -> Submission:
     """Check everything, then store the submission and its runs in one transaction and queue them on commit.
     ``ref``: the hub id and revision as validated where they were typed in (``hub.ids.model_ref``).
-    ``gguf_file``: the path of a GGUF file in that repository, to evaluate that file (``gguf_submission_create``)."""
+    ``gguf_file``: the path of a GGUF file in that repository, to evaluate that file (``gguf_submission_create``).
+    ``ondevice_variants``: make and evaluate the model's on-device variants (Q8_0, Q4_K_M, Q4_0 GGUF files,
+    ``ondevice_variants.py``); None: for models up to 8B parameters."""
     if gguf_file:
+        variants_wanted(choice=ondevice_variants, params=None, precision=Precision.GGUF)
         return gguf_submission_create(user=user, ref=ref, gguf_file=gguf_file, model_type=model_type,
                                       use_chat_template=use_chat_template, benchmarks=benchmarks,
                                       webhook_url=webhook_url, probe=probe)
@@ -134,6 +139,7 @@ def submission_create(*, user, ref: ModelRef, precision: str = Precision.BFLOAT1
                         .values_list("revision_sha", flat=True))
     facts = check_model(ref, precision=precision, allow_custom_code_revisions=allowed,
                         max_params_16bit=settings.SUBMISSION_MAX_PARAMS_16BIT)
+    ondevice_variants = variants_wanted(choice=ondevice_variants, params=facts.params, precision=precision)
 
     with transaction.atomic():
         quota_lock(user=user, namespace=namespace)
@@ -146,7 +152,7 @@ def submission_create(*, user, ref: ModelRef, precision: str = Precision.BFLOAT1
         submission = Submission.objects.create(
             submitter=user, model=model, revision=revision, revision_sha=facts.revision_sha, precision=precision,
             model_type=model_type, use_chat_template=use_chat_template, benchmarks=slugs, webhook_url=webhook_url,
-            probe=probe)
+            probe=probe, ondevice_variants=ondevice_variants)
         for version in versions:
             _queue_runs(submission=submission, version=version)
     return submission
@@ -260,3 +266,5 @@ def _queue_runs(*, submission, version):
     for split, variants in splits:
         run = run_services.run_create(split=split, variants=variants, submission=submission, **common)
         lifecycle.run_enqueue(run=run, route=True)
+    if submission.ondevice_variants:
+        queue_variant_runs(submission=submission, version=version, mode=mode)

@@ -15,6 +15,8 @@ from leaderboard.evaluations import failures, lifecycle, runner, selectors, serv
 from leaderboard.evaluations.models import EvaluationRun
 from leaderboard.evaluations.display import public_summary
 from leaderboard.scoring.services import run_score
+from leaderboard.submissions.models import ModelEntry, Precision
+from leaderboard.submissions.ondevice_variants import VARIANT_QUANTS, variant_entry_for
 
 
 class Command(BaseCommand):
@@ -32,6 +34,10 @@ class Command(BaseCommand):
         parser.add_argument("--shots", type=int, default=0)
         parser.add_argument("--variants", default="original", help="original, fixed-A..D, R1..R4, all, fixed, random")
         parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--quantize", default="", choices=["", *VARIANT_QUANTS],
+                            help="evaluate the on-device variant of --model (a model on the board) that llama.cpp's "
+                                 "converter and quantizer make here (the model's page lists it as org/model@Q4_K_M); "
+                                 "open splits only")
         parser.add_argument("--protocol", default="", choices=["", *sorted(PROTOCOLS)],
                             help="a publisher's own protocol in place of --template/--shots/--mode: mmlu-pro-cot "
                                  "(5-shot chain of thought; unread answers wrong) or mmlu-pro-cot-guess (unread "
@@ -52,19 +58,22 @@ class Command(BaseCommand):
             raise refused("NO_QUESTIONS", f"benchmark {o['benchmark']!r} has no imported questions.",
                           "Run import_benchmark or load_demo first.")
         variants = o["variants"].split(",")
+        model_ref, engine = o["model"], {"backend": o["backend"], "precision": o["dtype"]}
+        if o["quantize"]:
+            model_ref, engine = self._variant(o["model"], o["quantize"])
         if o["skip_if_done"]:
             earlier = selectors.run_find_succeeded(
-                version=version, split=o["split"], model_ref=o["model"], template=o["template"], shots=o["shots"],
+                version=version, split=o["split"], model_ref=model_ref, template=o["template"], shots=o["shots"],
                 variants=list(parse_variants(variants)), seed=o["seed"], mode=o["mode"],
                 use_chat_template=o["chat_template"], protocol=o["protocol"])
             if earlier is not None:
                 return self._print(earlier, version, line=o["line"])
         try:
             run = services.run_create(
-                version=version, split=o["split"], model_ref=o["model"], model_revision=o["revision"],
-                backend=o["backend"], precision=o["dtype"], template=o["template"], shots=o["shots"],
+                version=version, split=o["split"], model_ref=model_ref, model_revision=o["revision"],
+                template=o["template"], shots=o["shots"],
                 variants=variants, seed=o["seed"], mode=o["mode"],
-                use_chat_template=o["chat_template"], probe=o["probe"], protocol=o["protocol"],
+                use_chat_template=o["chat_template"], probe=o["probe"], protocol=o["protocol"], **engine,
             )
         except services.RunConfigError as exc:
             raise refusal_of(exc) from None
@@ -94,6 +103,17 @@ class Command(BaseCommand):
             if backend is not None and hasattr(backend, "close"):  # vLLM's engine processes would otherwise keep the interpreter alive
                 backend.close()
         self._print(run, version, line=o["line"])
+
+    @staticmethod
+    def _variant(hub_id: str, quant: str) -> tuple[str, dict]:
+        """(model_ref, run_create's settings) of `hub_id`'s `quant` file, made by the worker's pipeline."""
+        base = ModelEntry.objects.filter(hub_id__iexact=hub_id, gguf_file="").first()
+        if base is None:
+            raise refused("NOT_ON_BOARD", f"--quantize makes a variant of a 16-bit model on the board; {hub_id!r} "
+                          "is not one.", "submit the model first (or load_demo for demo/...)")
+        entry = variant_entry_for(base=base, quant=quant)
+        return entry.hub_id, {"backend": "llamacpp", "precision": Precision.GGUF,
+                              "gguf_recipe": {"quant": quant, "source": base.hub_id}}
 
     def _print(self, run, version, *, line=False):
         figures = public_summary(split=run.split, summary=run.summary)

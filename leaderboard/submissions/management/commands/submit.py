@@ -25,6 +25,11 @@ class Command(BaseCommand):
         chat.add_argument("--no-chat-template", dest="chat", action="store_false")
         parser.add_argument("--benchmark", action="append", dest="benchmarks", help="repeatable; default mobile-mmlu")
         parser.add_argument("--probe", action="store_true", help="also run the memorization probe")
+        variants = parser.add_mutually_exclusive_group()
+        variants.add_argument("--ondevice-variants", dest="ondevice_variants", action="store_true", default=None,
+                              help="make and evaluate Q8_0, Q4_K_M and Q4_0 GGUF files of the model (default: for "
+                                   "models up to 8B parameters)")
+        variants.add_argument("--no-ondevice-variants", dest="ondevice_variants", action="store_false")
         parser.add_argument("--gguf-file", default="", help="path of a GGUF file in the repository: evaluate that "
                                                             "file with llama.cpp (precision is then the file's)")
 
@@ -36,7 +41,7 @@ class Command(BaseCommand):
             submission = services.submission_create(
                 user=user, ref=model_ref(o["hub_id"], o["revision"]), precision=o["precision"],
                 model_type=o["model_type"], use_chat_template=o["chat"], benchmarks=o["benchmarks"],
-                probe=o["probe"], gguf_file=o["gguf_file"])
+                probe=o["probe"], gguf_file=o["gguf_file"], ondevice_variants=o["ondevice_variants"])
         except DomainError as exc:
             raise refusal_of(exc) from None
         self.stdout.write(json.dumps(SubmissionOutputSerializer(submission).data, indent=2))
