@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The two commands of the README:
-#   ./dev.sh serve   set up .venv, migrate, load the demo, start web + worker on embedded defaults
+#   ./dev.sh serve   set up .venv, migrate, load the demo, start web + worker on embedded defaults (and, beside
+#                    them, build .venv-llamacpp and evaluate the demo models' on-device variants)
 #   ./dev.sh test    set up .venv and run the test suite (needs PostgreSQL and Redis on localhost)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -106,10 +107,41 @@ serve() {
   RUN_TORCH_THREADS=${RUN_TORCH_THREADS:-1} "$py" -m celery -A leaderboard worker -B -s var/celerybeat-schedule -Q default,gpu -c 1 --pool solo --loglevel INFO \
     > var/worker.log 2>&1 &
   WORKER_PID=$!  # global: the EXIT trap runs after this function's locals are gone
-  trap 'kill "$WORKER_PID" 2>/dev/null || true' EXIT
+  ondevice_demo &
+  ONDEVICE_PID=$!
+  trap 'kill "$WORKER_PID" "$ONDEVICE_PID" 2>/dev/null || true' EXIT
   trap 'exit 130' INT TERM
   echo "==> Mobile-MMLU Leaderboard at http://$host:$port/   (admin: /admin/, API: /api/schema/ui/; worker log: var/worker.log)"
   "$py" manage.py runserver "$host:$port" --noreload
+}
+
+# The demo models' on-device variants (Q8_0 and Q4_K_M GGUF files made with llama.cpp's converter and quantizer,
+# evaluated and profiled), beside the running server: .venv-llamacpp compiles llama.cpp first (about 5 minutes on 2
+# idle cores), so the board comes up without waiting and says meanwhile what is on its way (SITE_STATUS_FILE).
+ondevice_demo() {
+  local var=${LEADERBOARD_VAR_DIR:-var} model quant failed=""
+  local status="$var/site-status.txt" log="$var/ondevice-demo.log"
+  local py="$LLAMACPP_VENV/bin/python"
+  echo "On-device variants of the demo models (Q8_0 and Q4_K_M on llama.cpp) are on their way: the llama.cpp" \
+    "environment is being built (about 5 minutes on 2 cores); they appear on the board when it is done." > "$status"
+  if ! (setup_llamacpp) > "$log" 2>&1; then
+    echo "The llama.cpp environment could not be built, so the demo has no on-device variants: see" \
+      "$log." > "$status"
+    return 1
+  fi
+  echo "On-device variants of the demo models (Q8_0 and Q4_K_M on llama.cpp) are being made and evaluated; they" \
+    "appear on the board one by one." > "$status"
+  for model in tiny-random tiny-val-memorizer; do
+    for quant in q8_0 q4_k_m; do
+      "$py" manage.py evaluate --model "demo/$model" --quantize "$quant" --skip-if-done --line -v 0 >> "$log" 2>&1 \
+        || failed="$failed demo/$model@${quant^^}"
+    done
+  done
+  if [ -n "$failed" ]; then
+    echo "Some on-device variants of the demo models failed:$failed; see $log." > "$status"
+  else
+    rm -f "$status"
+  fi
 }
 
 run_tests() {

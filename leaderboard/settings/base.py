@@ -72,6 +72,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "frontend.site_status.site_status",
             ],
         },
     },
@@ -231,6 +232,9 @@ GGUF_MAX_BYTES = env_int("GGUF_MAX_BYTES", 16 << 30, minimum=1)
 # other benchmarks' runs of the same file.
 ONDEVICE_VARIANT_QUANTS = env_list("ONDEVICE_VARIANT_QUANTS", ["q8_0", "q4_k_m", "q4_0"])
 ONDEVICE_VARIANTS_DEFAULT_MAX_PARAMS = env_int("ONDEVICE_VARIANTS_DEFAULT_MAX_PARAMS", 8_000_000_000, minimum=0)
+# A line shown on every page while this file exists (frontend/site_status.py): ./dev.sh serve writes there while the
+# demo's on-device variants are being made; an operator may too.
+SITE_STATUS_FILE = env_str("SITE_STATUS_FILE", str(VAR_DIR / "site-status.txt"))
 RUN_MADE_GGUF_DIR = env_str("RUN_MADE_GGUF_DIR", str(VAR_DIR / "made-gguf"))
 SUBMISSION_VALIDATION_VARIANTS = env_list("SUBMISSION_VALIDATION_VARIANTS", ["all"])
 SUBMISSION_DEFAULT_BENCHMARKS = env_list("SUBMISSION_DEFAULT_BENCHMARKS", ["mobile-mmlu"])
