@@ -1,12 +1,13 @@
 from django.urls import include, path
 
 from .views import (about, api_tokens, benchmarks, compare, contamination, leaderboard, mobile_general, model_detail,
-                    mrscore, questions, submissions, submitted_predictions, topics)
+                    mrscore, ondevice, questions, submissions, submitted_predictions, topics)
 
 urlpatterns = [
     path("", leaderboard.home, name="home"),
     path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
     path("leaderboard/submitted-predictions/", submitted_predictions.page, name="submitted-predictions"),
+    path("leaderboard/on-device/", ondevice.page, name="leaderboard-on-device"),
     path("models/<hub_id:hub_id>/questions/", questions.model_questions, name="model-questions"),
     path("models/<path:hub_id>/", model_detail.model_detail, name="model-detail"),
     path("compare/", compare.compare, name="compare"),

@@ -87,16 +87,16 @@ class BoardQuery:
         return f"{reverse('api-leaderboard')}?{urlencode(q)}"
 
 
-def sort_links(query, columns, path):
+def sort_links(query, columns, path, descending_first=DESCENDING_FIRST):
     """Header cells for (key, label, sort, css class) columns: a link that sorts by the column (the other way when
-    it is the current sort) and aria-sort on the sorted one."""
+    it is the current sort) and aria-sort on the sorted one; the sorts in descending_first go best first."""
     current, descending = query.sort.lstrip("-"), query.sort.startswith("-")
     out = []
     for key, label, sort, cls in columns:
         if sort is None:
             out.append({"key": key, "label": label, "sort": "", "cls": cls, "aria_sort": None, "href": None})
             continue
-        first = f"-{sort}" if sort in DESCENDING_FIRST or sort.startswith("category:") else sort
+        first = f"-{sort}" if sort in descending_first or sort.startswith("category:") else sort
         if sort == current:
             target, aria = (sort, "descending") if descending else (f"-{sort}", "ascending")
         else:

@@ -2,7 +2,9 @@
 accuracy, measured here on Mobile-MMLU beside the paper's reported Mobile-MMLU and MMLU figures
 (the paper's Figs. 11-12). Open split only: per-topic sealed figures are never published."""
 from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.boards.ondevice import GB
 from leaderboard.results import selectors as results_selectors
+from leaderboard.results.ondevice_facts import LLAMACPP, ondevice_facts
 from leaderboard.submissions import selectors as submission_selectors
 
 from .. import selectors
@@ -85,4 +87,23 @@ def summaries(heat, points) -> dict:
     out["scatter"] = (f"{len(points['measured'])} models measured here with a known size ({compared} of them "
                       f"compared), beside {len(both)} models reported by the paper: for {higher} of those "
                       f"{len(both)}, the paper's MMLU accuracy is above their Mobile-MMLU accuracy.")
+    return out
+
+
+def ondevice(results) -> list[dict]:
+    """The On-device columns of the chosen GGUF files (file, size, change vs 16-bit, flip rate, tokens/s, time to
+    first token, peak memory, the profile's label), in the chosen order, each with whether its 16-bit model is
+    among the chosen (else a link adds it)."""
+    facts = ondevice_facts(run_ids=[r.run_id for r in results if r.run.backend == LLAMACPP])
+    chosen = {r.hub_id.lower() for r in results}
+    out = []
+    for r in results:
+        row = facts.get(r.run_id)
+        if row is None:
+            continue
+        base = row["base_hub_id"]
+        out.append({**row, "hub_id": r.hub_id, "run_id": r.run_id, "accuracy": None,
+                    "size_gb": None if row["file_bytes"] is None else row["file_bytes"] / GB,
+                    "rss_gb": None if row["peak_rss_bytes"] is None else row["peak_rss_bytes"] / GB,
+                    "add_base": bool(base) and base.lower() not in chosen})
     return out

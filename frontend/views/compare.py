@@ -29,6 +29,7 @@ def compare(request):
     return render(request, "frontend/compare.html", {
         "benchmark": benchmark, "options": options, "asked": asked, "missing": missing,
         "models": [{"result": r, **overall.get(r.pk, {})} for r in results], "topic_rows": topic_rows,
+        "ondevice": payload.ondevice(results),
         "max_models": payload.MAX_MODELS, "summaries": payload.summaries(heat, points),
         "data": {"heatmap": heat, "scatter": points},
         "csv_url": f"{reverse('api-results-topics-csv')}?"

@@ -69,7 +69,7 @@ class Filters:
 @dataclass
 class View:
     rows: list[dict]  # the rows kept and searched, sorted, each with pareto_size / pareto_speed
-    kept: int  # rows the filters keep (the frontiers are among these; the search does not change them)
+    kept: list[dict]  # the rows the filters keep, in board order (the frontiers are among these; a search keeps them)
     total: int  # files on the board
     frontier_size: list  # run ids on accuracy × file size's frontier, smallest file first
     frontier_speed: list  # run ids on accuracy × generation speed's frontier, fastest first
@@ -99,7 +99,7 @@ def view(rows, *, filters=Filters(), search="", sort=DEFAULT_SORT) -> View:
     by_speed = pareto.frontier([(r["run_id"], r["gen_tokens_per_s"], r["accuracy"]) for r in kept],
                                lower_is_better=False)
     size, speed, needle = set(by_size), set(by_speed), search.lower()
-    shown = [{**r, "pareto_size": r["run_id"] in size, "pareto_speed": r["run_id"] in speed} for r in kept
-             if not needle or needle in r["hub_id"].lower() or needle in r["file"].lower()]
-    return View(rows=sort_rows(shown, sort), kept=len(kept), total=len(rows), frontier_size=by_size,
+    kept = [{**r, "pareto_size": r["run_id"] in size, "pareto_speed": r["run_id"] in speed} for r in kept]
+    shown = [r for r in kept if not needle or needle in r["hub_id"].lower() or needle in r["file"].lower()]
+    return View(rows=sort_rows(shown, sort), kept=kept, total=len(rows), frontier_size=by_size,
                 frontier_speed=by_speed)
