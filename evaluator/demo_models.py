@@ -1,7 +1,11 @@
 """Small local models for demos, tests and benchmarks (no downloads).
 
+- build_demo_spm_tokenizer: the demo models' tokenizer (leaderboard/demo/seed.py), a SentencePiece model of the
+  Llama family (evaluator/spm_models.py) trained on the given texts, which llama.cpp's converter reads, so the
+  demo models have GGUF variants; "A".."J" and " A".." J" are single tokens.
 - build_demo_tokenizer: byte-level BPE trained on the given texts, with "A".."J"
-  and " A".." J" guaranteed to be single tokens, pad/bos/eos and a chat template.
+  and " A".." J" guaranteed to be single tokens, pad/bos/eos and a chat template. For tests and
+  benches (fast to train, a pad token); llama.cpp's converter refuses it ("BPE pre-tokenizer was not recognized").
 - build_tiny_random: an untrained Llama-style model (fixed seed): scores near chance.
 - build_val_memorizer: a tiny model trained on the validation prompts followed by
   their correct letter: well above chance on those questions, near chance elsewhere
@@ -13,6 +17,7 @@ All are ordinary transformers folders with safetensors weights.
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -64,11 +69,32 @@ def build_demo_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_siz
         tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>", unk_token="<unk>",
         padding_side="left", chat_template=CHAT_TEMPLATE, model_max_length=model_max_length,
     )
-    for L in LETTERS:  # the whole point of this tokenizer
-        for s in (L, " " + L):
-            ids = hf.encode(s, add_special_tokens=False)
-            assert len(ids) == 1, f"{s!r} is not one token: {ids}"
+    _check_letters(hf)
     hf.save_pretrained(out)
+    return out
+
+
+def _check_letters(tokenizer: Any) -> None:
+    for L in LETTERS:  # the whole point of these tokenizers
+        for s in (L, " " + L):
+            ids = tokenizer.encode(s, add_special_tokens=False)
+            assert len(ids) == 1, f"{s!r} is not one token: {ids}"
+
+
+def build_demo_spm_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_size: int = 4000,
+                             model_max_length: int = 2048) -> Path:
+    """Train a Llama-style SentencePiece tokenizer (evaluator/spm_models.py) and save it as a tokenizer folder
+    (tokenizer.model beside tokenizer.json); vocab_size at most. The letter lines make " A".." J" frequent whole words, so their
+    merges are learned ("A".."J" encode the same, the SentencePiece space prefix added); checked. It has no pad
+    token, as Llama's: the backends pad with EOS."""
+    from .spm_models import build_spm_hf_tokenizer, build_spm_tokenizer
+
+    out = Path(out_dir)
+    spm_file = build_spm_tokenizer(list(texts) + _letter_texts() * 20, out / "spm", vocab_size=vocab_size,
+                                   exact_size=False)
+    tok = build_spm_hf_tokenizer(spm_file, out, family="llama", model_max_length=model_max_length)
+    shutil.rmtree(spm_file.parent)
+    _check_letters(tok)
     return out
 
 
@@ -98,6 +124,9 @@ def _save(model: Any, tokenizer: Any, out_dir: str | Path, meta: dict[str, Any])
     model.generation_config.do_sample = False
     model.save_pretrained(out, safe_serialization=True)
     tokenizer.save_pretrained(out)
+    spm_file = getattr(tokenizer, "vocab_file", None)  # a SentencePiece tokenizer's: save_pretrained does not
+    if spm_file:  # write it, and llama.cpp's converter reads it
+        shutil.copy(spm_file, out / "tokenizer.model")
     (out / "demo_model.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
     return out
 
@@ -152,7 +181,7 @@ def build_val_memorizer(out_dir: str | Path, tokenizer_dir: str | Path, validati
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=0.0)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     gen = torch.Generator().manual_seed(seed)
-    pad = tok.pad_token_id
+    pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id  # masked out either way
     t0 = time.perf_counter()
     done = 0
     for step in range(steps):

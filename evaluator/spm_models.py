@@ -32,11 +32,13 @@ CHAT_TEMPLATE = ("{% for m in messages %}<|{{ m['role'] }}|>\n{{ m['content'] }}
                  "{% if add_generation_prompt %}<|assistant|>\n{% endif %}")
 
 
-def build_spm_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_size: int = 1000) -> Path:
+def build_spm_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_size: int = 1000,
+                        exact_size: bool = True) -> Path:
     """Train a SentencePiece BPE model (tokenizer.model) on `texts`: byte fallback, identity normalisation and
     spaces kept as they are (llama.cpp's tokenizer applies no normaliser), digits split; every character of the
     texts is a piece, so each letter has a single token. Ids 0-2 are <unk>, <s>, </s>; ids 3-258 the 256 byte
-    tokens."""
+    tokens. exact_size=False: vocab_size is a ceiling, fewer pieces where the texts offer fewer merges (else an
+    error)."""
     import sentencepiece as spm
 
     out = Path(out_dir)
@@ -47,7 +49,7 @@ def build_spm_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_size
         input=str(corpus), model_prefix=str(out / "tokenizer"), model_type="bpe", vocab_size=vocab_size,
         byte_fallback=True, normalization_rule_name="identity", remove_extra_whitespaces=False,
         add_dummy_prefix=True, split_digits=True, character_coverage=1.0, allow_whitespace_only_pieces=True,
-        unk_id=0, bos_id=1, eos_id=2, pad_id=-1,
+        unk_id=0, bos_id=1, eos_id=2, pad_id=-1, hard_vocab_limit=exact_size,
         max_sentence_length=1 << 16, num_threads=1, minloglevel=2,
     )
     corpus.unlink()
@@ -55,18 +57,23 @@ def build_spm_tokenizer(texts: Iterable[str], out_dir: str | Path, *, vocab_size
     return out / "tokenizer.model"
 
 
-def _hf_tokenizer(spm_file: Path, family: str, out: Path) -> Any:
-    """The Hugging Face tokenizer of `family` made from the SentencePiece model (converted to tokenizer.json)."""
+def build_spm_hf_tokenizer(spm_file: str | Path, out_dir: str | Path, *, family: str = "llama",
+                           model_max_length: int = 4096) -> Any:
+    """The Hugging Face tokenizer of `family` made from the SentencePiece model, saved in `out_dir` (tokenizer.json
+    converted from it, and tokenizer.model itself, which the converter reads)."""
     from transformers import AutoTokenizer
 
-    shutil.copy(spm_file, out / "tokenizer.model")
+    spm_file, out = Path(spm_file), Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "tokenizer.model"
+    if spm_file.resolve() != target.resolve():
+        shutil.copy(spm_file, target)
     config = {"tokenizer_class": FAMILIES[family][2], "bos_token": SPECIALS["bos"], "eos_token": SPECIALS["eos"],
               "unk_token": SPECIALS["unk"], "pad_token": None, "add_bos_token": True, "add_eos_token": False,
-              "model_max_length": 4096, "chat_template": CHAT_TEMPLATE}
+              "model_max_length": model_max_length, "chat_template": CHAT_TEMPLATE}
     (out / "tokenizer_config.json").write_text(json.dumps(config, indent=2))
     tok = AutoTokenizer.from_pretrained(str(out))
-    tok.save_pretrained(str(out))
-    shutil.copy(spm_file, out / "tokenizer.model")  # the converter reads this one
+    tok.save_pretrained(str(out))  # tokenizer.json; a fast tokenizer does not write tokenizer.model
     return tok
 
 
@@ -82,7 +89,7 @@ def build_spm_model(out_dir: str | Path, spm_file: str | Path, *, family: str = 
     config_cls, model_cls, _ = FAMILIES[family]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tok = _hf_tokenizer(Path(spm_file), family, out)
+    tok = build_spm_hf_tokenizer(spm_file, out, family=family, model_max_length=max_positions)
     config = getattr(transformers, config_cls)(
         vocab_size=len(tok), hidden_size=hidden, intermediate_size=hidden * 2, num_hidden_layers=layers,
         num_attention_heads=heads, num_key_value_heads=kv_heads, head_dim=hidden // heads,

@@ -6,7 +6,7 @@ entries of submissions. The demo question bank itself is leaderboard/benchmarks/
 import json
 from pathlib import Path
 
-from evaluator.demo_models import build_demo_tokenizer, build_tiny_random, build_val_memorizer
+from evaluator.demo_models import build_demo_spm_tokenizer, build_tiny_random, build_val_memorizer
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.demo import DEMO_BENCHMARK, DEMO_MODELS, demo_models_dir
 from leaderboard.benchmarks.models import Split
@@ -28,19 +28,22 @@ def demo_models_register(paths: dict[str, Path]):
 def demo_models_build(*, out_dir: Path | None = None, force: bool = False) -> dict[str, Path]:
     """Build the two demo models as ordinary transformers folders (skipped when already built).
 
-    The tokenizer is trained on the public dev and validation text only, so
+    Their tokenizer is a Llama-style SentencePiece model (tokenizer.model), which llama.cpp's converter reads, so
+    the demo models convert to GGUF files (python -m evaluator convert); folders built before, with a byte-level
+    BPE tokenizer the converter refuses, are rebuilt. It is trained on the public dev and validation text only, so
     nothing derived from the sealed split leaves the database. tiny-val-memorizer
     learns the validation answers: well above chance there, near chance on test.
     """
     out_dir = Path(out_dir or demo_models_dir())
     paths = {name: out_dir / name for name in DEMO_MODELS}
-    if not force and all((path / "config.json").exists() for path in paths.values()):
+    built = [path / name for path in paths.values() for name in ("config.json", "tokenizer.model")]
+    if not force and all(file.exists() for file in built):
         return paths
     version = bench_selectors.version_current(benchmark=bench_selectors.benchmark_get(slug=DEMO_BENCHMARK))
     dev = engine_questions(version=version, split=Split.DEV)
     validation = engine_questions(version=version, split=Split.VALIDATION)
     texts = [q.question for q in dev + validation] + [o for q in dev + validation for o in q.options]
-    tokenizer_dir = build_demo_tokenizer(texts, out_dir / "tokenizer")
+    tokenizer_dir = build_demo_spm_tokenizer(texts, out_dir / "tokenizer")
     build_tiny_random(paths["tiny-random"], tokenizer_dir, seed=0)
     build_val_memorizer(paths["tiny-val-memorizer"], tokenizer_dir, validation, seed=0)
     return paths

@@ -3,7 +3,9 @@ import json
 import pytest
 
 from evaluator.backends import create_backend
-from evaluator.demo_models import build_demo_tokenizer, build_tiny_random, build_val_memorizer, generate_demo_questions
+from evaluator.demo_models import (
+    build_demo_spm_tokenizer, build_tiny_random, build_val_memorizer, generate_demo_questions,
+)
 from evaluator.engine import run_evaluation
 from evaluator.prompts import get_template
 
@@ -17,6 +19,27 @@ def test_demo_tokenizer_has_single_token_letters(tokenizer_dir):
     assert tok.pad_token and tok.eos_token and tok.chat_template and tok.padding_side == "left"
 
 
+def test_the_demo_models_tokenizer_is_sentencepiece_with_single_token_letters(tmp_path):
+    """The demo models' tokenizer (load_demo): a SentencePiece model llama.cpp's converter reads, beside its
+    Hugging Face form; every letter is one token alone, after a space and glued to "Answer:", so a letter's
+    probability is one next token's. Trained on texts with few merges to learn, it keeps the ones it finds."""
+    from transformers import AutoTokenizer
+
+    from evaluator.backends import letter_token_forms
+
+    texts = [get_template("default").render(q.question, q.options) for q in generate_demo_questions(40, seed=3)]
+    folder = build_demo_spm_tokenizer(texts, tmp_path / "tok", vocab_size=4000)
+    assert (folder / "tokenizer.model").read_bytes() and not (folder / "spm").exists()
+    tok = AutoTokenizer.from_pretrained(str(folder))
+    assert type(tok).__name__ == "LlamaTokenizer" and 300 < len(tok) < 4000
+    forms = letter_token_forms(tok)
+    for L in "ABCDEFGHIJ":
+        (alone,) = tok.encode(L, add_special_tokens=False)
+        assert tok.encode(" " + L, add_special_tokens=False) == [alone]
+        assert len(forms[L]) == 2 and alone in forms[L]  # "▁A" and the glued "A"
+    assert tok.encode("Answer: B")[0] == tok.bos_token_id and tok.eos_token and tok.chat_template
+
+
 @pytest.mark.slow
 def test_val_memorizer_beats_chance_on_validation_only(tmp_path):
     """Builds tokenizer + tiny random + memorizer from scratch. (Build time is reported by load_demo, not
@@ -24,7 +47,7 @@ def test_val_memorizer_beats_chance_on_validation_only(tmp_path):
     val = generate_demo_questions(120, seed=21, prefix="val")
     unseen = generate_demo_questions(120, seed=22, prefix="test")
     tmpl = get_template("default")
-    tok = build_demo_tokenizer([tmpl.render(q.question, q.options) for q in val + unseen], tmp_path / "tok")
+    tok = build_demo_spm_tokenizer([tmpl.render(q.question, q.options) for q in val + unseen], tmp_path / "tok")
     build_tiny_random(tmp_path / "tiny", tok)
     build_val_memorizer(tmp_path / "mem", tok, val, steps=250)
     meta = json.loads((tmp_path / "mem" / "demo_model.json").read_text())
