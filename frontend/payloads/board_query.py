@@ -122,9 +122,9 @@ def pager(query, count, path):
             "next": query.url(path, page=page + 1) if page < pages else None}
 
 
-def count_text(n, start, end, pins, search):
+def count_text(n, start, end, pins, search, noun="model"):
     if not n:
         return "No rows shown."
-    what = f"{n:,} model{'s' if n != 1 else ''}" + (f" matching “{search}”" if search else "")
+    what = f"{n:,} {noun}{'s' if n != 1 else ''}" + (f" matching “{search}”" if search else "")
     text = f"Showing {start:,}–{end:,} of {what}" if n > end - start + 1 or start > 1 else f"Showing {what}"
     return text + (f", {pins} pinned above." if pins else ".")

@@ -159,7 +159,7 @@ def ondevice_page(*, benchmark, query: OnDeviceQuery, rows) -> dict:
         "query": query, "presets": presets(query), "pager": pages, "total": view.total, "kept": len(view.kept),
         "headers": sort_links(query, COLUMNS, path, descending_first=ondevice.DESCENDING_FIRST),
         "rows": page_rows(shown), "labels": labels(view.rows), "quantizations": ondevice.quantizations(rows),
-        "count_text": count_text(len(view.rows), start + 1, start + len(shown), 0, query.search),
+        "count_text": count_text(len(view.rows), start + 1, start + len(shown), 0, query.search, noun="file"),
         "csv_url": query.api_url(), "chart": chart(view), "summaries": summaries(view),
         "empty": empties(view, total=view.total),
         "compare_url": f"{reverse('compare')}?{urlencode({'models': ','.join(compare)})}" if compare else "",

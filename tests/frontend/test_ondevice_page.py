@@ -38,7 +38,7 @@ def test_a_row_per_file_with_the_on_device_columns(client, files):
     assert f'title="{world.LABEL}"' in row  # every profile figure carries its label
     assert "no cost profile yet" in re.search(r'<tr data-hub-id="org/tiny@F16".*?</tr>', body, re.S).group(0)
     assert world.LABEL in re.search(r'id="profile-labels".*?</p>', body, re.S).group(0)
-    assert "open validation split only" in body and "(10⁹ bytes)" in body
+    assert "open validation split only" in body and "(10⁹ bytes)" in body and "Showing 4 files." in body
     assert_charts(response, "pareto-size", "pareto-speed")
 
 

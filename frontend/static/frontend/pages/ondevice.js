@@ -7,7 +7,7 @@
 // the next frontier file, then up to its accuracy (the best accuracy to be had within that size, or at that speed).
 "use strict";
 if (window.MMLU) window.MMLU.boot("#ondevice-filters select", (M, data) => {
-  const P = M.palette, c = data.chart;
+  const P = M.palette, c = data.chart, narrow = M.narrow();
   const label = (p) => M.shortLabel(p.quant || p.file, 14);
 
   function draw(name, axis, x, frontier, note, hoverUnit) {
@@ -24,21 +24,24 @@ if (window.MMLU) window.MMLU.boot("#ondevice-filters select", (M, data) => {
     };
     const steps = frontier.map((i) => c.points[i]);
     const line = {
-      type: "scatter", mode: "lines+markers+text", name: note, x: steps.map(x), y: steps.map((p) => p.acc),
-      line: {shape: "hv", color: P.vermillion, width: 2}, marker: {color: P.vermillion, size: 11, symbol: "diamond-open"},
-      text: steps.map(label), textposition: "top left", textfont: {size: M.MIN_FONT, color: P.vermillion},
-      hoverinfo: "skip",
+      type: "scatter", mode: "lines+markers+text", name: M.wrapLabel(note, narrow ? 36 : 90), x: steps.map(x),
+      y: steps.map((p) => p.acc), line: {shape: "hv", color: P.vermillion, width: 2},
+      marker: {color: P.vermillion, size: 11, symbol: "diamond-open"},
+      text: steps.map(label), textposition: "top center", cliponaxis: false, hoverinfo: "skip",
+      textfont: {size: M.MIN_FONT, color: P.vermillion},
     };
     M.draw(name, [files, line], M.withChance({
-      height: M.narrow() ? 380 : 440, margin: {l: 56, r: 16, t: 10, b: 50}, showlegend: true,
+      height: narrow ? 400 : 440, margin: {l: 56, r: 16, t: 10, b: 50}, showlegend: true,
       legend: {orientation: "h", x: 0, y: 1.02, yanchor: "bottom"},
-      xaxis: axis, yaxis: M.accuracyAxis(placed.flatMap((p) => [p.acc, p.lo, p.hi])),
+      xaxis: Object.assign({automargin: true}, axis),
+      yaxis: M.accuracyAxis(placed.flatMap((p) => [p.acc, p.lo, p.hi])),
     }, "y"));
   }
 
-  const speedTitle = "generation tokens/s" + (c.labels.length === 1 ? " (" + c.labels[0] + ")" : " (server CPU: a proxy, not a phone)");
+  const speedTitle = "generation tokens/s"
+    + (c.labels.length === 1 ? " (" + c.labels[0] + ")" : " (server CPU: a proxy, not a phone)");
   draw("pareto-size", {type: "log", title: {text: "file size (GB, log scale)"}, gridcolor: M.grid},
        (p) => (p.gb === null ? null : Number(p.gb.toFixed(3))), c.size, c.size_note, "GB");
-  draw("pareto-speed", {title: {text: M.wrapLabel(speedTitle, M.narrow() ? 40 : 90)}, gridcolor: M.grid, rangemode: "tozero"},
-       (p) => p.gen, c.speed, c.speed_note, "tokens/s");
+  draw("pareto-speed", {title: {text: M.wrapLabel(speedTitle, narrow ? 40 : 90)}, gridcolor: M.grid,
+                        rangemode: "tozero"}, (p) => p.gen, c.speed, c.speed_note, "tokens/s");
 });
