@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 
 from leaderboard.contamination import selectors as contamination_selectors
-from leaderboard.evaluations import display
+from leaderboard.evaluations import display, gguf_make
 from leaderboard.results import quantization_truth
 from leaderboard.results import selectors as results_selectors
 from leaderboard.submissions import selectors as submission_selectors
@@ -48,5 +48,6 @@ def model_detail(request, hub_id):
         "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
         "cost_profile": payload.cost_profile_card((chosen.run.efficiency or {}).get("ondevice")) if chosen else None,
         "on_device": quantization_truth.on_device(hub_id=canonical),
+        "gguf_file": gguf_make.file_facts(chosen.run) if chosen else None,
         "sealed_note": display.SEALED_BREAKDOWN_NOTE, **payload.protocol_card(chosen),
     })

@@ -167,7 +167,8 @@ def _row(result, base, base_result, missing) -> dict:
            "benchmark": result.benchmark.slug, "benchmark_version": result.benchmark_version.number,
            "split": result.split, "shots": result.shots, "protocol": result.run.protocol,
            "variant": result.primary_variant, "base_hub_id": base, "base_run_id": base_result.run_id if base_result
-           else None, "compared": base_result is not None,
+           else None, "base_precision": base_result.precision if base_result else None,
+           "compared": base_result is not None,
            "reason_code": missing[0] if missing else "", "reason": missing[1] if missing else ""}
     return row | (_figures(_cached_pair(result, base_result)) if base_result else _EMPTY_FIGURES)
 

@@ -198,6 +198,8 @@ class OnDeviceRowSerializer(serializers.Serializer):
     base_hub_id = serializers.CharField(allow_null=True, help_text="the model the file was made from, as its header "
                                                                    "(general.base_model) or card names it")
     base_run_id = serializers.IntegerField(allow_null=True, help_text="the base model's 16-bit run of the same plan")
+    base_precision = serializers.CharField(allow_null=True, help_text="that run's precision: bfloat16 or float16, or "
+                                                                      "auto/float32 (the checkpoint's own dtype)")
     compared = serializers.BooleanField()
     reason_code = serializers.CharField(help_text="when not compared: base-unknown, base-not-on-board, "
                                                   "no-16-bit-run or settings-differ")
