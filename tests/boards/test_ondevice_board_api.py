@@ -8,10 +8,12 @@ import io
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
 
 from leaderboard.boards.serializers import ONDEVICE_COLUMNS
 from leaderboard.core.cache_generation import results_changed
 from leaderboard.evaluations.models import EvaluationRun
+from leaderboard.submissions.models import ModelEntry
 from tests.boards import ondevice_world as world
 from tests.results.quantized_runs import questions
 
@@ -132,8 +134,8 @@ def test_an_unknown_parameter_is_refused(client, files):
 
 
 def test_a_sealed_run_is_never_in_the_view_or_its_csv(client, files):
-    """The sealed split has no On-device view: which sealed questions a GGUF file got right changes nothing the API
-    or CSV shows (its published figure, the same count both times, is all the board may know), and its sealed run
+    """The sealed split has no On-device view: which sealed questions a GGUF file got right changes nothing the API,
+    its CSV or the page show (its published figure, the same count both times, is all the board may know), and its sealed run
     is never a row."""
     n_test = len(questions("test"))
 
@@ -141,13 +143,22 @@ def test_a_sealed_run_is_never_in_the_view_or_its_csv(client, files):
         EvaluationRun.objects.filter(split="test").delete()
         sealed = world.file_run("Q4_K_M", split="test", letters=letters)
         results_changed()
-        return sealed.pk, get(client), csv_rows(client)[0]
+        page = client.get(reverse("leaderboard-on-device")).content
+        return sealed.pk, get(client), csv_rows(client)[0], page
 
     half = n_test // 2
     first_id, *first = seen(world.first_right(half, n_test))
     second_id, *second = seen(world.first_right(half, n_test)[::-1])  # the other half right: the same count
     assert first == second
     assert not {first_id, second_id} & {r["run_id"] for r in first[0]}
+
+
+def test_a_hidden_file_is_not_listed(client, files):
+    ModelEntry.objects.filter(hub_id=world.hub_of("Q8_0")).update(hidden=True)
+    results_changed()
+    rows = get(client)
+    assert world.hub_of("Q8_0") not in {r["hub_id"] for r in rows} and len(rows) == 3
+    assert {r["quantization"] for r in rows if r["pareto_speed"]} == {"Q4_K_M"}  # its place on the frontier is gone
 
 
 def test_a_fixed_number_of_queries_whatever_the_number_of_files(client, demo_loaded):
