@@ -1,8 +1,11 @@
 """The leaderboard (also the home page): one board (benchmark, split, shots), filtered, ranked, sorted and paged
 on the server, so the first page is plain HTML rows; `?fragment=board` answers the board's part alone (the page
 script swaps it in as filters change)."""
+from urllib.parse import urlencode
+
 from django.http import Http404
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.gzip import gzip_page
 
 from leaderboard.benchmarks import selectors as bench_selectors
@@ -19,6 +22,7 @@ SIZE_CLASSES = [("mini", "Mini (< 5B)"), ("small", "Small (5–13B)"), ("medium"
                 ("large", "Large (≥ 50B)")]
 LEGACY_FLAGGED = {"true": "only", "false": "hidden", "": "hidden"}  # the values of the old flags dropdown
 TRUE = ("true", "on", "1")
+ONDEVICE_COLUMNS = "ondevice"  # ?columns=ondevice: the On-device board (/leaderboard/on-device/)
 
 
 def _billions(request, name):
@@ -69,6 +73,8 @@ def leaderboard(request, home=False):
     benchmark = common.benchmark_from(request)
     split = common.choice_from(request, "split", common.BOARD_SPLITS, "validation")
     shots = common.shots_from(request)
+    if request.GET.get("columns") == ONDEVICE_COLUMNS:  # the On-device column set is a page of its own (open split)
+        return redirect(f"{reverse('leaderboard-on-device')}?{urlencode({'benchmark': benchmark.slug, 'shots': shots})}")
     categories = payload.categories(benchmark=benchmark)
     query = board_query(request, benchmark=benchmark, split=split, shots=shots,
                         categories=[slug for slug, _ in categories])

@@ -89,6 +89,8 @@ def test_compare_links(client, files):
 def test_the_board_links_its_on_device_column_set_and_back(client, files):
     board = text(client.get(reverse("leaderboard"), {"shots": "0"}))
     assert f'href="{URL}?benchmark=mobile-mmlu&shots=0" id="ondevice-columns"' in board
+    redirected = client.get(reverse("leaderboard"), {"columns": "ondevice", "shots": "0", "split": "test"})
+    assert redirected.status_code == 302 and redirected["Location"] == f"{URL}?benchmark=mobile-mmlu&shots=0"
     body = text(client.get(URL))
     nav = re.search(r'<nav class="presets".*?</nav>', body, re.S).group(0)
     assert 'href="/leaderboard/?columns=robustness"' in nav and 'aria-current="true">On-device' in nav
