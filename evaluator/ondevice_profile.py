@@ -1,8 +1,8 @@
 """The phone-class cost profile of a GGUF file: what running it costs on a small CPU, measured on the server's.
 
 Measured in a fresh process (`python -m evaluator profile --in-process`, started by measure_profile), on the CPU
-only (n_gpu_layers=0, CUDA hidden) with a fixed number of threads, so nothing the evaluation loaded (weights in
-the page cache aside) or a GPU flatters it:
+only (n_gpu_layers=0, no offload, every GPU hidden: the GPU image's llama.cpp is built with CUDA) with a fixed number
+of threads, so nothing the evaluation loaded (weights in the page cache aside) or a GPU flatters it:
 
 - pp and tg tokens/s as llama-bench measures them (llama.cpp's tools/llama-bench/llama-bench.cpp): pp = one
   batch of `pp` tokens (BOS where the file adds one, then pseudo-random ids) decoded at once; tg = `tg` single-token decodes after an
@@ -108,7 +108,6 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
     t_start, load_before = time.perf_counter(), _load_average()
     prompt = PROMPT_FILE.read_text(encoding="utf-8")
     try:
-        # The CPU alone: the parent hid every GPU (CUDA_VISIBLE_DEVICES=""), and nothing is offloaded anyway.
         llm = llama_cpp.Llama(model_path=str(path), n_ctx=max(pp + 1, tg + 1, 2048), n_batch=N_BATCH,
                               n_ubatch=N_UBATCH, n_threads=threads, n_threads_batch=threads, use_mmap=mmap, seed=0,
                               logits_all=False, verbose=False, **placement("cpu"))

@@ -1,6 +1,7 @@
 """The adversary suite's tools (ARCHITECTURE §6): counterfactual worlds that differ only in a sealed count, the
 crawl an adversary makes of each, and the assertions that compare them. The method is described in
 tests/contamination/test_adversary.py; the scored runs and the people who crawl are fixtures of conftest.py."""
+import html
 import re
 
 from django.core.cache import cache
@@ -84,15 +85,41 @@ def _body(response) -> str:
     return response.content.decode("utf-8", "replace")
 
 
+def _get(client, role, url) -> tuple[tuple, str]:
+    """What the adversary sees of one fetch, and the raw body (its links)."""
+    response = client.get(url)
+    assert response.status_code < 500, (role, url, response.status_code)
+    body = _body(response)
+    return (response.status_code, response.get("Content-Type", ""), response.get("Content-Disposition", ""),
+            normalise(body)), body
+
+
 def fetch(clients, urls) -> dict:
     """(role, url) -> (status, content type, content disposition, normalised body): all the adversary sees."""
     cache.clear()  # the board's cached responses and page data: this world's only
-    seen = {}
-    for role, url in urls:
-        response = clients[role].get(url)
-        assert response.status_code < 500, (role, url, response.status_code)
-        seen[(role, url)] = (response.status_code, response.get("Content-Type", ""),
-                             response.get("Content-Disposition", ""), normalise(_body(response)))
+    return {(role, url): _get(clients[role], role, url)[0] for role, url in urls}
+
+
+_LINK = re.compile(r'href="(/[^"#]*)')
+
+
+def crawl(clients, seeds, follow, *, depth=2, limit=600) -> dict:
+    """fetch() of `seeds` and of the site's pages they link to, as each role follows the links it is shown: a link
+    found `depth` or fewer hops from a seed is fetched (once per role) when follow(url, hops) says so. So a view
+    added later (a new board, its CSV and API links) is reached through its links without being named here."""
+    cache.clear()
+    seen, frontier = {}, list(dict.fromkeys(seeds))
+    for hops in range(depth + 1):
+        found = []
+        for role, url in frontier:
+            if (role, url) in seen:
+                continue
+            assert len(seen) < limit, f"the crawl passed {limit} fetches: narrow what it follows"
+            seen[(role, url)], body = _get(clients[role], role, url)
+            if hops < depth and "html" in seen[(role, url)][1]:
+                found += [(role, link) for link in map(html.unescape, _LINK.findall(body))
+                          if follow(link, hops + 1)]
+        frontier = sorted(set(found) - set(seen))  # the same order in every world with the same links
     return seen
 
 

@@ -107,18 +107,22 @@ def answers(version, spread):
 def score(version, answers):
     """score(hub_id, split, count, submission=..., revision=..., precision=...): a run built from constructed
     predictions and scored by the trusted path (scoring.run_score), as tests/contamination/conftest.py does;
-    score(..., run=an existing run) plays the GPU worker for that run (a re-run) and scores it."""
+    score(..., run=an existing run) plays the GPU worker for that run (a re-run) and scores it. `extra(uid, letter)`:
+    what else a question's row holds (a generation's text, whether a letter was read from it); `fields`: the run's
+    other fields (backend, protocol, mode...)."""
 
-    def run(hub_id, split, count, *, submission=None, revision="a" * 40, precision="bfloat16", run=None):
+    def run(hub_id, split, count, *, submission=None, revision="a" * 40, precision="bfloat16", run=None,
+            extra=None, **fields):
         if not ModelEntry.objects.filter(hub_id__iexact=hub_id).exists():
             ModelEntry.objects.create(hub_id=hub_id, namespace=hub_id.split("/")[0].lower(), params=1_000_000_000)
         rows = [{"question_id": uid, "variant": "original", "topic": topic, "predicted_original": letter,
-                 "predicted": letter} for uid, letter, topic in answers(split, count)]
+                 "predicted": letter, **(extra(uid, letter) if extra else {})}
+                for uid, letter, topic in answers(split, count)]
         if run is None:
             run = EvaluationRun.objects.create(
                 benchmark_version=version, split=split, model_ref=hub_id, model_revision=revision,
                 precision=precision, variants=["original"], status=RunStatus.SCORING,
-                dataset_hash=version.split_hashes[split], submission=submission)
+                dataset_hash=version.split_hashes[split], submission=submission, **fields)
         else:
             EvaluationRun.objects.filter(pk=run.pk).update(status=RunStatus.SCORING)
             run.refresh_from_db()
