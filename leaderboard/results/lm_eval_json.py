@@ -13,6 +13,7 @@ import math
 
 from leaderboard.benchmarks.models import Topic
 from leaderboard.evaluations import display
+from leaderboard.evaluations.gguf_make import file_facts
 
 from .models import Level
 from .ondevice_facts import LLAMACPP, file_columns
@@ -57,13 +58,15 @@ def _config(result, *, task, alias, dataset_name, tag):
 
 def _gguf(result) -> dict:
     """A GGUF run's file for `config`: its name, sha256 (the first part's: the file's pin), type and bytes, and each
-    part as the run pinned it; {} for a checkpoint (its commit sha pins it)."""
+    part as the run pinned it (none for a file made here: `gguf_made_by`, its recipe, says how it was made); {} for a
+    checkpoint (its commit sha pins it)."""
     if result.run.backend != LLAMACPP:
         return {}
     file = file_columns(result)
     return {"gguf_file": file["file"], "gguf_sha256": file["file_sha256"], "gguf_quantization": file["quantization"],
             "gguf_file_bytes": file["file_bytes"],
-            "gguf_parts": [{k: part.get(k) for k in ("file", "size", "sha256")} for part in result.run.model_files or []]}
+            "gguf_parts": [{k: part.get(k) for k in ("file", "size", "sha256")} for part in result.run.model_files or []],
+            "gguf_made_by": (file_facts(result.run) or {}).get("made")}  # a file made here: its recipe
 
 
 def _model_args(result, gguf) -> str:

@@ -1,13 +1,14 @@
 """What the On-device board and the compare page show of a GGUF run beyond its board row: the file (name, type, bytes,
 sha256), its cost profile's figures with their label, and its comparison with the base model's 16-bit run.
 
-A submitted file and one this server made from a 16-bit model (`<base>@<QUANT>`) are read alike: the file's sha256
-(the first part's: its pin) and size (every part's) from the run's pinned `model_files`, the size from the cost
-profile while a made file has none yet; the type from the model entry. The profile (evaluator/ondevice_profile.py,
+A submitted file and one this server made from a 16-bit model (`<base>@<QUANT>`) are read alike
+(`evaluations.gguf_make.file_facts`): the file's sha256 (the first part's: its pin) and size (every part's) from the
+run's pinned `model_files`, or what the worker made (`gguf_recipe`); the type from the model entry. The profile (evaluator/ondevice_profile.py,
 `efficiency.ondevice`) is a server CPU's: its label says so wherever its figures go. Open splits only: a sealed run
 is never compared per question (quantization_truth), so it is never read here.
 """
 from leaderboard.benchmarks.models import SEALED_SPLITS
+from leaderboard.evaluations.gguf_make import file_facts
 
 from . import quantization_truth
 from .selectors import visible_results
@@ -35,14 +36,13 @@ def profile_columns(profile: dict | None) -> dict:
 
 
 def file_columns(result) -> dict:
-    """The file a GGUF run loaded: its name, type, bytes and sha256."""
+    """The file a GGUF run loaded: its name, type, bytes and sha256 (gguf_make.file_facts: pinned, or made here)."""
     run, model = result.run, result.model
-    parts = run.model_files or []
+    facts = file_facts(run) or {}
     profile = (run.efficiency or {}).get("ondevice") or {}
-    size = sum(part.get("size") or 0 for part in parts) or profile.get("file_bytes")
-    name = (model.gguf_file if model else "") or (parts[0].get("file") if parts else "") or profile.get("file", "")
-    return {"file": name, "quantization": model.quantization if model else "", "file_bytes": size or None,
-            "file_sha256": (parts[0].get("sha256") if parts else "") or ""}
+    name = (model.gguf_file if model else "") or facts.get("file") or profile.get("file", "")
+    return {"file": name, "quantization": model.quantization if model else "",
+            "file_bytes": facts.get("bytes") or profile.get("file_bytes"), "file_sha256": facts.get("sha256", "")}
 
 
 def ondevice_facts(*, run_ids) -> dict[int, dict]:

@@ -64,10 +64,12 @@ def made_run():
     base = ModelEntry.objects.get(hub_id=BASE)
     ModelEntry.objects.create(hub_id=MADE, namespace="org", params=base.params, gguf_file="tiny-F16.gguf",
                               quantization="F16", made_from=base)
-    recipe = {"quant": "F16", "source": BASE}
-    files = [{"file": "tiny-F16.gguf", "size": MADE_BYTES, "sha256": "e" * 64, "recipe": recipe}]
+    # as the worker leaves it (evaluations/gguf_make.py): the file made, in the recipe; nothing pinned at intake
+    recipe = {"quant": "f16", "source": BASE, "file": "tiny-F16.gguf", "bytes": MADE_BYTES, "sha256": "e" * 64,
+              "steps": ["convert_hf_to_gguf.py --outtype f16"], "imatrix": None, "llama_cpp_python": "0.3.36",
+              "llama_cpp_commit": "0c1e570"}
     n = len(questions())
-    return letter_run(MADE, first_right(MADE_RIGHT, n), precision="gguf", model_files=files, gguf_recipe=recipe)
+    return letter_run(MADE, first_right(MADE_RIGHT, n), precision="gguf", gguf_recipe=recipe)
 
 
 def build():

@@ -36,6 +36,8 @@ def test_a_file_made_here_and_a_checkpoint(client, demo_loaded):
     assert (config["gguf_file"], config["gguf_sha256"], config["gguf_quantization"]) == ("tiny-F16.gguf", "e" * 64,
                                                                                          "F16")
     assert config["model_args"].startswith(f"pretrained={world.MADE},gguf_file=tiny-F16.gguf,")
+    assert config["gguf_made_by"]["steps"] == ["convert_hf_to_gguf.py --outtype f16"]
+    assert config["gguf_made_by"]["imatrix"] is None and config["gguf_parts"] == []
     checkpoint = _config(client, base)
     assert not [key for key in checkpoint if key.startswith("gguf")]
     assert checkpoint["model_args"] == f"pretrained={world.BASE},revision={'a' * 40},dtype=bfloat16"
