@@ -114,12 +114,15 @@ def test_run_exists(*, model, revision_sha, precision):
 
 
 def submission_status(*, submission: Submission) -> str:
-    statuses = {run.status for run in submission.runs.all()}
-    if not statuses:
+    """Under way while any of its runs is; then the model's own runs decide: an on-device variant that failed (a
+    file llama.cpp's converter cannot make, say) shows its reason on its run, and leaves the model's result standing."""
+    runs = [(run.status, bool(run.gguf_recipe)) for run in submission.runs.all()]
+    if not runs:
         return RunStatus.QUEUED
     for state in (RunStatus.RUNNING, RunStatus.SCORING, RunStatus.QUEUED):
-        if state in statuses:
+        if state in {status for status, _ in runs}:
             return state
+    statuses = {status for status, made in runs if not made} or {status for status, _ in runs}
     if statuses == {RunStatus.SUCCEEDED}:
         return RunStatus.SUCCEEDED
     return RunStatus.CANCELLED if statuses <= {RunStatus.CANCELLED} else RunStatus.FAILED

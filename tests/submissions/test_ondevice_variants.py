@@ -113,3 +113,18 @@ def test_the_form_asks_for_variants_by_default(client, author, hub_model, settin
                                     "model_type": "pretrained", "benchmarks": ["mobile-mmlu"]})  # unticked
     ticked, unticked = Submission.objects.order_by("pk")
     assert (ticked.ondevice_variants, unticked.ondevice_variants) == (True, False)
+
+
+def test_a_failed_variant_leaves_the_submission_standing(api, hub_model):
+    from leaderboard.evaluations.models import RunStatus
+    from leaderboard.submissions.selectors import submission_status
+
+    submission = Submission.objects.get(pk=api().json()["id"])
+    runs = EvaluationRun.objects.filter(submission=submission)
+    runs.exclude(gguf_recipe={}).filter(model_ref=f"{BASE}@Q4_0").update(status=RunStatus.RUNNING)
+    runs.filter(gguf_recipe={}).update(status=RunStatus.SUCCEEDED)
+    assert submission_status(submission=submission) == RunStatus.RUNNING  # a variant still under way
+    runs.exclude(gguf_recipe={}).update(status=RunStatus.FAILED)
+    assert submission_status(submission=submission) == RunStatus.SUCCEEDED
+    runs.filter(split="test").update(status=RunStatus.FAILED)
+    assert submission_status(submission=submission) == RunStatus.FAILED
