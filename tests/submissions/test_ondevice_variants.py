@@ -32,7 +32,7 @@ def test_the_deployed_default_is_on_up_to_8b():
     assert base.ONDEVICE_VARIANT_QUANTS == ["q8_0", "q4_k_m", "q4_0"]
 
 
-def test_a_small_model_gets_three_open_split_variant_runs_by_default(api, hub_model):
+def test_a_small_model_gets_three_open_split_variant_runs_by_default(api, hub_model, client):
     response = api()
     assert response.status_code == 201, response.content
     body = response.json()
@@ -49,8 +49,10 @@ def test_a_small_model_gets_three_open_split_variant_runs_by_default(api, hub_mo
     entry = ModelEntry.objects.get(hub_id=f"{BASE}@Q4_K_M")
     assert (entry.made_from.hub_id, entry.quantization, entry.gguf_file, entry.repo_id) == (
         BASE, "Q4_K_M", "tiny-Q4_K_M.gguf", BASE)
-    # The status page's runs name the file each one evaluates.
+    # The status API and page name the file each run evaluates.
     assert {r["model"] for r in body["runs"]} == {BASE, f"{BASE}@Q8_0", f"{BASE}@Q4_K_M", f"{BASE}@Q4_0"}
+    page = client.get(reverse("submission-status", args=[body["id"]])).content.decode()
+    assert f'on-device variant <a href="/models/{BASE}@Q4_K_M/">{BASE}@Q4_K_M</a>' in page
 
 
 def test_variants_follow_the_choice_and_the_size(api, hub_model, settings):
