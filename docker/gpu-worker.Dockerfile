@@ -62,10 +62,11 @@ RUN PIP_EXTRA_INDEX_URL="$PIP_EXTRA_INDEX_URL" pip install /tmp/llamacpp/llama_c
 COPY --from=llamacpp /converter /venv/llama.cpp
 COPY . .
 RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin app \
-    && mkdir -p /app/var /home/app/.cache/huggingface /home/app/.cache/vllm \
+    && mkdir -p /app/var /home/app/.cache/huggingface /home/app/.cache/vllm /home/app/.cache/made-gguf \
     && chown -R app:app /app/var /home/app/.cache
 USER app
-# Model weights are cached here, and vLLM's compile cache in /home/app/.cache/vllm (volumes in the compose
+# Model weights are cached here, vLLM's compile cache in /home/app/.cache/vllm and the GGUF files made here in
+# /home/app/.cache/made-gguf (volumes in the compose
 # file, created here so that they start owned by the app user), so a restart neither re-downloads nor recompiles.
 ENV DJANGO_SETTINGS_MODULE=leaderboard.settings.gpu_worker LEADERBOARD_VAR_DIR=/app/var \
     HF_HOME=/home/app/.cache/huggingface

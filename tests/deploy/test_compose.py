@@ -147,17 +147,19 @@ def test_it_creates_runs_for_the_backend_its_gpu_worker_image_has(stacks, name, 
 
 
 def test_it_keeps_the_gpu_workers_caches_on_volumes(stacks):
-    """Model weights and vLLM's torch.compile cache survive a restart; the image creates both folders, so the
-    named volumes start owned by the app user."""
+    """Model weights, vLLM's torch.compile cache and the GGUF files made here survive a restart; the image creates
+    the folders, so the named volumes start owned by the app user."""
     dockerfile = (REPO / "docker" / "gpu-worker.Dockerfile").read_text()
     for name in ("gpu", "cpu"):
         gpu = stacks[name]["services"]["gpu-worker"]
         mounts = dict(volume.split(":", 1) for volume in gpu["volumes"])
-        assert mounts == {"hf-cache": "/home/app/.cache/huggingface", "vllm-cache": "/home/app/.cache/vllm"}
+        assert mounts == {"hf-cache": "/home/app/.cache/huggingface", "vllm-cache": "/home/app/.cache/vllm",
+                          "made-gguf": "/home/app/.cache/made-gguf"}
         assert gpu["environment"]["VLLM_CACHE_ROOT"] == mounts["vllm-cache"]
+        assert gpu["environment"]["RUN_MADE_GGUF_DIR"] == mounts["made-gguf"]
         assert set(mounts) <= set(stacks[name]["volumes"])
         assert all(path in dockerfile for path in mounts.values())
-    assert set(stacks["gpu"]["volumes"]) == {"pgdata", "redisdata", "hf-cache", "vllm-cache"}
+    assert set(stacks["gpu"]["volumes"]) == {"pgdata", "redisdata", "hf-cache", "vllm-cache", "made-gguf"}
 
 
 def test_it_builds_from_files_in_the_repo(stacks):
