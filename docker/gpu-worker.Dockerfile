@@ -66,8 +66,8 @@ RUN useradd --create-home --uid 10001 --shell /usr/sbin/nologin app \
     && chown -R app:app /app/var /home/app/.cache
 USER app
 # Model weights are cached here, vLLM's compile cache in /home/app/.cache/vllm and the GGUF files made here in
-# /home/app/.cache/made-gguf (volumes in the compose
-# file, created here so that they start owned by the app user), so a restart neither re-downloads nor recompiles.
+# /home/app/.cache/made-gguf (volumes in the compose file, created here so that they start owned by the app user),
+# so a restart neither re-downloads, recompiles nor re-quantizes.
 ENV DJANGO_SETTINGS_MODULE=leaderboard.settings.gpu_worker LEADERBOARD_VAR_DIR=/app/var \
     HF_HOME=/home/app/.cache/huggingface
 CMD ["docker/start-worker.sh", "gpu"]
