@@ -247,7 +247,7 @@ def locate_model(name: str, tmp: Path) -> tuple[Path, str]:
         return built, f"{built} (already built)"
     t0 = time.perf_counter()
     if name == "tiny-random":  # no training: just demo_models_build's tokenizer and tiny-random steps
-        from evaluator.demo_models import build_demo_tokenizer, build_tiny_random
+        from evaluator.demo_models import build_demo_spm_tokenizer, build_tiny_random
         from leaderboard.benchmarks import selectors
         from leaderboard.evaluations.selectors import engine_questions
 
@@ -255,7 +255,7 @@ def locate_model(name: str, tmp: Path) -> tuple[Path, str]:
         public = engine_questions(version=version, split="dev") + engine_questions(version=version, split="validation")
         texts = [q.question for q in public] + [o for q in public for o in q.options]
         path = build_tiny_random(tmp / "demo-models" / name,
-                                 build_demo_tokenizer(texts, tmp / "demo-models" / "tokenizer"), seed=0)
+                                 build_demo_spm_tokenizer(texts, tmp / "demo-models" / "tokenizer"), seed=0)
     else:  # trains tiny-val-memorizer (about 30 s on 2 idle cores); ./dev.sh serve keeps it in var/demo
         path = demo_models_build(out_dir=tmp / "demo-models")[name]
     return path, f"built into a temporary folder in {time.perf_counter() - t0:.1f} s ({built} not built)"
