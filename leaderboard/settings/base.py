@@ -37,6 +37,7 @@ INSTALLED_APPS = [
     "leaderboard.mrscore",
     "leaderboard.results",
     "leaderboard.contamination",
+    "leaderboard.devices",
     "leaderboard.scoring",
     "leaderboard.demo",
     "frontend",
@@ -157,6 +158,11 @@ if not (_number.isdigit() and int(_number) > 0 and _period in ("s", "sec", "seco
                                                                   "hour", "d", "day")):
     raise ImproperlyConfigured(f"SUBMISSION_THROTTLE_RATE={SUBMISSION_THROTTLE_RATE!r}: use N/second, N/minute, "
                                "N/hour or N/day, e.g. 10/hour.")
+
+# Device speed reports (leaderboard/devices): POSTs per account, accepted or refused (API and upload page, one
+# counter; HTTP 429 code THROTTLED), and the largest request body (a report is llama-bench's JSON: ~2 KB a test).
+DEVICE_REPORT_THROTTLE_RATE = env_rate("DEVICE_REPORT_THROTTLE_RATE", "20/hour")
+DEVICE_REPORT_MAX_BYTES = env_int("DEVICE_REPORT_MAX_BYTES", 256 * 1024, minimum=1024)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
