@@ -12,7 +12,9 @@ of threads, so nothing the evaluation loaded (weights in the page cache aside) o
   real-shaped questions rendered with the default template, 1,699 characters): tokenize, prefill, pick the
   first token; mean and sd over `repeats`, each from an empty context.
 - peak resident memory of that process (VmHWM) and whether the file was memory-mapped (file pages the
-  process touched count as resident when it is), the file's size (every part of a split file).
+  process touched count as resident when it is), the file's size (every part of a split file) and llama.cpp's
+  `model_size` (llama_model_size: its tensors' bytes, the figure llama-bench prints; a device report without a
+  sha256 is matched to the file by it, leaderboard/devices/board_files.py).
 - the CPU's model and flags, the thread count, the CPUs this process may use and the 1-minute load average
   before and after (a busy machine slows llama.cpp's threads many-fold), llama.cpp's build and system info.
 - energy only from RAPL counters (/sys/class/powercap/intel-rapl:*/energy_uj) where readable; otherwise
@@ -137,7 +139,7 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
             "method": "llama-bench's (warm-up, then repeats from an empty context; tokens/s = tokens / seconds)",
             "file": path.name, "file_bytes": file_bytes(path), "architecture": md.get("general.architecture"),
             "file_type": ftype_name(llama_cpp, md.get("general.file_type")) or "unknown",
-            "params": int(llm._model.n_params()),
+            "params": int(llm._model.n_params()), "model_size": int(llama_cpp.llama_model_size(llm.model)),
             "threads": threads, "n_gpu_layers": 0, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
             "mmap": mmap, "repeats": repeats,
             "pp": _stats(pp, pp_runs), "tg": _stats(tg, tg_runs),

@@ -9,6 +9,7 @@ urlpatterns = [
     path("", include("leaderboard.results.urls")),
     path("", include("leaderboard.contamination.urls")),
     path("", include("leaderboard.boards.urls")),
+    path("", include("leaderboard.devices.urls")),
 ]
 schema_urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

@@ -1,18 +1,17 @@
 """Submission endpoints: thin views over services and the output serializer; a refusal (SubmissionError) is
 answered by the exception handler (core/api.py)."""
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
-from rest_framework import exceptions, status
+from rest_framework import status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
-from rest_framework.throttling import ScopedRateThrottle
 
 from leaderboard.core.api import FORMAT_PARAM, BaseApi
 from leaderboard.core.csv import flatten
 from leaderboard.core.csv_http import CSVRenderer
 from leaderboard.core.parsers import JSONParser
+from leaderboard.core.throttling import PostThrottling
 from leaderboard.hub.ids import model_ref
 
 from . import selectors, services, uploads
@@ -36,37 +35,13 @@ def _csv_rows(submissions):
             yield {**row, **flatten(run, "run_")}
 
 
-class SubmissionPostThrottle(ScopedRateThrottle):
-    """SUBMISSION_THROTTLE_RATE submission POSTs per user (scope "submissions", one count for models and
-    uploaded predictions); reads are not counted. The rate is read from the settings at each request (DRF's
-    THROTTLE_RATES is read once, at import)."""
+class SubmissionThrottling(PostThrottling):
+    """SUBMISSION_THROTTLE_RATE submission POSTs per user (scope "submissions", one count for models and uploaded
+    predictions); reads are not counted (core/throttling.py)."""
 
-    def allow_request(self, request, view):
-        return request.method != "POST" or super().allow_request(request, view)
-
-    def get_rate(self):
-        return settings.SUBMISSION_THROTTLE_RATE
-
-
-class Throttled(exceptions.Throttled):
-    """429 in the shape of the other refusals (code, detail, hint), with Retry-After."""
-
-    def __init__(self, wait):
-        super().__init__(wait)
-        self.detail = {"code": "THROTTLED", "detail": f"too many requests to the submissions API; try again in "
-                                                      f"{self.wait or 1} seconds",
-                       "hint": f"each user may send {settings.SUBMISSION_THROTTLE_RATE} submissions, accepted "
-                               "or refused"}
-
-
-class SubmissionThrottling:
     throttle_scope = "submissions"
-
-    def get_throttles(self):
-        return [*super().get_throttles(), SubmissionPostThrottle()]
-
-    def throttled(self, request, wait):
-        raise Throttled(wait)
+    throttle_rate_setting = "SUBMISSION_THROTTLE_RATE"
+    throttle_what = "submissions"
 
 
 class SubmissionListCreateApi(SubmissionThrottling, BaseApi):

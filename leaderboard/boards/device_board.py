@@ -1,0 +1,46 @@
+"""What runs well on my phone (issue 25): the On-device board's files (ondevice.py: open validation split, accuracy as
+the board publishes it) with the speeds people measured with llama-bench on one device, or on devices with a given
+RAM (devices.selectors: medians of the counted reports, their number and spread), fastest first. "At a given
+accuracy": min_accuracy keeps the files at least that accurate, and the Pareto frontier of accuracy against the
+device's generation speed (pareto.py) marks the files no other is both faster and more accurate than.
+
+Files without a counted report on the chosen device are not listed: nothing was measured there. The server's cost
+profile is never mixed in: its figures stay on the On-device board, labelled as a server CPU's."""
+from dataclasses import dataclass
+
+from leaderboard.devices import selectors as device_selectors
+
+from . import ondevice, pareto
+
+_FILE = ("hub_id", "run_id", "file", "file_sha256", "file_bytes", "quantization", "accuracy", "ci95_low", "ci95_high")
+_SPEED = ("reports", "devices", "outliers", "tg_median", "tg_min", "tg_max", "pp_median", "pp_min", "pp_max",
+          "builds", "chips", "ram_gb", "tests")
+COLUMNS = [*_FILE, *_SPEED, "pareto"]
+FRONTIER_NOTE = "Pareto frontier: no file is both faster on these devices and more accurate"
+
+
+@dataclass
+class DeviceBoard:
+    rows: list[dict]  # the files kept, fastest generation first, each with `pareto`
+    measured: int  # board files with a counted report under the device filters (before min_accuracy)
+    frontier: list  # run ids on the frontier, fastest first
+
+
+def board(*, benchmark, shots=0, version=None, device="", ram_gb=None, min_accuracy=None) -> DeviceBoard:
+    """The board's files measured on `device` (make and model, any case) and/or devices with `ram_gb` GB of RAM;
+    with neither, on every device reported."""
+    files = ondevice.ondevice_rows(benchmark=benchmark, shots=shots, version=version)
+    reports = device_selectors.filtered_reports(device=device, ram_gb=ram_gb)
+    speeds = {(s["hub_id"].lower(), s["file_sha256"]): s
+              for s in device_selectors.speed_rows(reports, by_device=False)}
+    rows = []
+    for row in files:
+        speed = speeds.get((row["hub_id"].lower(), row["file_sha256"]))
+        if speed and speed["reports"] and speed["tg_median"] is not None:
+            rows.append({**{name: row[name] for name in _FILE}, **{name: speed[name] for name in _SPEED}})
+    kept = [r for r in rows if min_accuracy is None or (r["accuracy"] is not None and r["accuracy"] >= min_accuracy)]
+    frontier = pareto.frontier([(r["run_id"], r["tg_median"], r["accuracy"]) for r in kept], lower_is_better=False)
+    on = set(frontier)
+    kept = sorted(({**r, "pareto": r["run_id"] in on} for r in kept),
+                  key=lambda r: (-r["tg_median"], -(r["accuracy"] or 0), r["hub_id"].lower()))
+    return DeviceBoard(rows=kept, measured=len(rows), frontier=frontier)

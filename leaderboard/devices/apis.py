@@ -1,0 +1,117 @@
+"""Device report endpoints: upload (signed in, throttled per account), the reports, speeds per file and device, and the
+per-device board (which files run fastest on a device at a given accuracy). Thin views over services and selectors;
+a refusal is answered by the exception handler (core/api.py) as {code, detail, hint, problems}."""
+from django.conf import settings
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import IsAuthenticatedOrReadOnly
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
+from rest_framework.response import Response
+
+from leaderboard.boards import device_board
+from leaderboard.core.api import FORMAT_PARAM, BaseApi, Pagination
+from leaderboard.core.csv import flatten
+from leaderboard.core.csv_http import CSVRenderer, streaming_csv
+from leaderboard.core.errors import DomainError
+from leaderboard.core.throttling import PostThrottling
+from leaderboard.submissions.serializers import ErrorSerializer
+
+from . import selectors, services
+from .refusals import MALFORMED, ReportRefused
+from .serializers import (DeviceBoardQuerySerializer, DeviceBoardRowSerializer, DeviceReportInputSerializer,
+                          DeviceReportSerializer, ReportQuerySerializer, SpeedQuerySerializer, SpeedRowSerializer)
+
+BODY_FIELDS = ("llama_bench", "device", "sha256", "hub_id")
+SPEED_COLUMNS = list(SpeedRowSerializer().fields)
+
+
+def too_large(content_length) -> DomainError | None:
+    """A request body over DEVICE_REPORT_MAX_BYTES, refused from its Content-Length before it is read."""
+    try:
+        length = int(content_length or 0)
+    except (TypeError, ValueError):
+        return None
+    limit = settings.DEVICE_REPORT_MAX_BYTES
+    if length <= limit:
+        return None
+    return DomainError("REPORT_TOO_LARGE", f"the request is {length:,} bytes, over the limit of {limit:,} bytes for "
+                       "a device report", "a report is one llama-bench run of one file (about 2 KB a test); nothing "
+                       "was stored", 413, max_bytes=limit)
+
+
+class DeviceReportListCreateApi(PostThrottling, BaseApi):
+    throttle_scope = "device-reports"
+    throttle_rate_setting = "DEVICE_REPORT_THROTTLE_RATE"
+    throttle_what = "device reports"
+    permission_classes = [IsAuthenticatedOrReadOnly]
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
+    pagination_class = Pagination
+    query_serializer = ReportQuerySerializer
+
+    def initial(self, request, *args, **kwargs):
+        if request.method == "POST" and (refusal := too_large(request.META.get("CONTENT_LENGTH"))):
+            raise refusal
+        super().initial(request, *args, **kwargs)
+
+    @extend_schema(parameters=[ReportQuerySerializer, FORMAT_PARAM], responses=DeviceReportSerializer(many=True),
+                   description="Speed reports measured with llama-bench on people's own devices, newest first "
+                               "(hidden reports never). Each names the board file it was matched to.")
+    def get(self, request):
+        reports = selectors.filtered_reports(**self.query()).prefetch_related("tests")
+        if self.wants_csv():
+            rows = [flatten(r) for r in DeviceReportSerializer(reports, many=True).data]
+            return streaming_csv(list(dict.fromkeys(c for row in rows for c in row)) or ["id"], rows,
+                                 "device-reports.csv")
+        return self.page_response(reports, DeviceReportSerializer)
+
+    @extend_schema(request=DeviceReportInputSerializer,
+                   responses={201: DeviceReportSerializer, 400: ErrorSerializer, 413: ErrorSerializer,
+                              429: ErrorSerializer},
+                   description="Upload llama-bench's JSON (-o json) for a GGUF file on the board, with the device it "
+                               "ran on. Matched by sha256 when given, else by file name and llama-bench's model_size; "
+                               "refused with a code (REPORT_MALFORMED, REPORT_FIELD_TOO_LONG, REPORT_OUT_OF_BOUNDS, "
+                               "REPORT_ABSURD_SPEED, REPORT_MIXED_FILES, NO_MATCHING_FILE, AMBIGUOUS_FILE, "
+                               "FILE_MISMATCH) and nothing stored otherwise.")
+    def post(self, request):
+        body = request.data
+        if not isinstance(body, dict) or set(body) - set(BODY_FIELDS):
+            raise ReportRefused(MALFORMED, ["the body must be a JSON object with " + ", ".join(BODY_FIELDS)
+                                            + (f", not {sorted(map(str, set(body) - set(BODY_FIELDS)))[:5]}"
+                                               if isinstance(body, dict) else "")])
+        report = services.report_create(user=request.user, **{name: body.get(name) for name in BODY_FIELDS})
+        return Response(DeviceReportSerializer(report).data, status=status.HTTP_201_CREATED)
+
+
+class DeviceSpeedsApi(BaseApi):
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
+    pagination_class = Pagination
+    query_serializer = SpeedQuerySerializer
+
+    @extend_schema(parameters=[SpeedQuerySerializer, FORMAT_PARAM], responses=SpeedRowSerializer(many=True),
+                   description="Generation and prompt tokens/s per board file and device: medians of the counted "
+                               "reports, their number and spread (lowest, highest), outliers left out, llama.cpp "
+                               "builds. Measured on people's devices: never mixed into the server's cost profile.")
+    def get(self, request):
+        rows = selectors.speed_rows(selectors.filtered_reports(**self.query()))
+        if self.wants_csv():
+            return streaming_csv(SPEED_COLUMNS, rows, "device-speeds.csv")
+        return self.page_response(rows, SpeedRowSerializer)
+
+
+class DeviceBoardApi(BaseApi):
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
+    pagination_class = Pagination
+    query_serializer = DeviceBoardQuerySerializer
+
+    @extend_schema(parameters=[DeviceBoardQuerySerializer, FORMAT_PARAM],
+                   responses=DeviceBoardRowSerializer(many=True),
+                   description="What runs well on a device: the On-device board's files (open validation split) "
+                               "with the generation speed reports measured on the chosen device or RAM size, fastest "
+                               "first, those at least min_accuracy accurate, and whether each is on the Pareto "
+                               "frontier of accuracy against that speed.")
+    def get(self, request):
+        q = self.query()
+        board = device_board.board(**q)
+        if self.wants_csv():
+            return streaming_csv(device_board.COLUMNS, board.rows, "device-board.csv")
+        return self.page_response(board.rows, DeviceBoardRowSerializer)

@@ -1,0 +1,66 @@
+"""The GGUF files on the board that a device report can name, and how a report is matched to one.
+
+A board file is a GGUF file with a visible scored run on an open split (results.selectors.visible_results: hidden
+models, hidden submissions and uploaded predictions are left out), read as evaluations.gguf_make.file_facts reads
+it: its name, bytes and sha256 (a split file's first part: its pin). Its identity is the model entry and the
+sha256: two entries may hold the same bytes.
+
+llama-bench prints no hash. Its ``model_size`` is ``llama_model_size``: the bytes of the file's tensors, not the
+file's size (llama_bench.py). The server knows that figure of a file where its cost profile ran it
+(evaluator/ondevice_profile.py records llama.cpp's ``model_size``), so a report without a sha256 matches by file name
+and that exact size; a file never profiled is matched by its sha256 only.
+"""
+from dataclasses import dataclass
+
+from django.db.models import Q
+
+from leaderboard.benchmarks.models import SEALED_SPLITS
+from leaderboard.evaluations.gguf_make import file_facts
+from leaderboard.results.selectors import visible_results
+
+LLAMACPP = "llamacpp"
+
+
+@dataclass(frozen=True)
+class BoardFile:
+    model_id: int
+    hub_id: str
+    sha256: str
+    name: str  # the file's name: the last part of its path in the repository, or the name of a file made here
+    bytes: int | None
+    model_size: int | None  # llama.cpp's bytes of its tensors, from the server's cost profile; None if unknown
+
+
+def _model_size(run) -> int | None:
+    profile = (run.efficiency or {}).get("ondevice") or {}
+    return None if profile.get("error") else profile.get("model_size")
+
+
+def board_files(where: Q | None = None, *, hub_id: str = "") -> list[BoardFile]:
+    """The board's GGUF files whose runs match `where` (a filter on results), one per model entry and sha256."""
+    results = visible_results(protocol=None, run__backend=LLAMACPP, model__isnull=False) \
+        .filter(where or Q()).exclude(split__in=SEALED_SPLITS)
+    if hub_id:
+        results = results.filter(model__hub_id__iexact=hub_id)
+    files = {}
+    for result in results:
+        facts = file_facts(result.run)
+        if not facts or not facts.get("sha256"):
+            continue  # a file not made yet
+        key = (result.model_id, facts["sha256"])
+        known = files.get(key)
+        files[key] = BoardFile(model_id=result.model_id, hub_id=result.model.hub_id, sha256=facts["sha256"],
+                               name=facts["file"].rsplit("/", 1)[-1], bytes=facts.get("bytes"),
+                               model_size=(known and known.model_size) or _model_size(result.run))
+    return sorted(files.values(), key=lambda f: (f.hub_id.lower(), f.sha256))
+
+
+def files_with_sha256(sha256: str, *, hub_id: str = "") -> list[BoardFile]:
+    return board_files(Q(run__model_files__0__sha256=sha256) | Q(run__gguf_recipe__sha256=sha256), hub_id=hub_id)
+
+
+def files_named(name: str, *, hub_id: str = "") -> list[BoardFile]:
+    """The board files called `name` (the last part of a submitted file's path, or a made file's name)."""
+    where = (Q(run__model_files__0__file=name) | Q(run__model_files__0__file__endswith=f"/{name}")
+             | Q(run__gguf_recipe__file=name))
+    return [f for f in board_files(where, hub_id=hub_id) if f.name == name]

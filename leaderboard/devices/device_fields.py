@@ -1,0 +1,65 @@
+"""The device fields of a report, typed by the person who measured it: make, model, chip, RAM, OS version and whether
+it was charging. Free text is bounded and checked (refusals.clean_text); pages escape it when they show it, CSV
+through core/csv.py. Pure: no Django.
+
+Reports are grouped by device: make and model, case and spacing ignored (``device_key``), so "Google Pixel 8" and
+"google  pixel 8" are one device. Chip and RAM are shown beside it (a model may come with more than one)."""
+import math
+from dataclasses import dataclass
+
+from .refusals import MALFORMED, OUT_OF_BOUNDS, clean_text
+
+TEXT_LIMITS = {"make": 40, "model": 60, "chip": 60, "os_version": 60}
+RAM_GB = (0.25, 2048.0)  # a watch to a workstation; phones have 2-24 GB
+FIELDS = (*TEXT_LIMITS, "ram_gb", "charging")
+
+
+@dataclass(frozen=True)
+class Device:
+    make: str
+    model: str
+    chip: str
+    ram_gb: float
+    os_version: str
+    charging: bool
+
+    @property
+    def key(self) -> str:
+        return device_key(self.make, self.model)
+
+    @property
+    def name(self) -> str:
+        return f"{self.make} {self.model}"
+
+
+def device_key(make: str, model: str) -> str:
+    """Which device a report is of: make and model, lower-case, spaces collapsed."""
+    return " ".join(f"{make} {model}".casefold().split())
+
+
+def _ram(value, problems: dict) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        problems.setdefault(MALFORMED, []).append(f"device ram_gb must be a number of GB, e.g. 8, not {value!r:.40}")
+        return 0.0
+    if not RAM_GB[0] <= value <= RAM_GB[1]:
+        problems.setdefault(OUT_OF_BOUNDS, []).append(f"device ram_gb is {value:g}, outside {RAM_GB[0]:g}..{RAM_GB[1]:g}"
+                                                      " GB")
+    return round(float(value), 2)
+
+
+def parse_device(data, problems: dict) -> Device | None:
+    """The device of `data` (a JSON object with FIELDS); problems go to `problems` (refusals' codes), and None comes
+    back when it is not an object at all."""
+    if not isinstance(data, dict):
+        problems.setdefault(MALFORMED, []).append("device must be an object with " + ", ".join(FIELDS))
+        return None
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        problems.setdefault(MALFORMED, []).append(f"device has unknown fields {', '.join(map(str, unknown[:5]))}; "
+                                                  f"it takes {', '.join(FIELDS)}")
+    texts = {name: clean_text(data.get(name), f"device {name}", limit, problems) for name, limit in TEXT_LIMITS.items()}
+    charging = data.get("charging")
+    if not isinstance(charging, bool):
+        problems.setdefault(MALFORMED, []).append("device charging must be true or false (was it plugged in while "
+                                                  "measuring?)")
+    return Device(**texts, ram_gb=_ram(data.get("ram_gb"), problems), charging=charging is True)

@@ -1,0 +1,230 @@
+"""A device report's llama-bench JSON (``llama-bench -m FILE.gguf -o json``), checked completely before anything is
+stored. Pure: no Django; the caller matches the file and stores the result.
+
+The fields read, as tools/llama-bench/llama-bench.cpp of the pinned llama.cpp (llama-cpp-python 0.3.36's
+vendor/llama.cpp, commit 0c1e570) writes them; its ``json_printer`` prints one object per test, an array of them:
+
+- ``model_filename``: the path given to ``-m`` (``inst.model``); only its last part, the file name, is kept.
+- ``model_size``: ``llama_model_size(model)``: the bytes of every tensor of the file (``ggml_nbytes`` summed by the
+  model loader), not the file's size, which adds the header and padding.
+- ``model_type``: ``llama_model_desc``, e.g. "llama 1B Q4_K - Medium".
+- ``n_prompt`` / ``n_gen``: tokens of the prompt batch and tokens generated one at a time by the test: pp512 is
+  ``n_prompt=512, n_gen=0``, tg128 ``n_prompt=0, n_gen=128``, ``-pg`` tests both (a mixed rate, not kept).
+- ``avg_ts`` / ``stddev_ts``: tokens per second, ``1e9 * (n_prompt + n_gen) / ns`` of each repetition, their mean
+  and sample standard deviation (``test::get_ts``, ``avg``, ``stdev``).
+- ``n_threads``, ``n_depth`` (tokens already in the context), ``n_gpu_layers``: the test's settings.
+- ``build_commit`` / ``build_number``: ``llama_commit()`` / ``llama_build_number()`` of the binary (git's short hash
+  and commit count at build time; "unknown" and 0 without git).
+- ``backends`` (the ggml backends other than CPU, else "CPU"), ``cpu_info`` and ``gpu_info``
+  (``ggml_backend_dev_description`` of the CPU and GPU devices, joined with ", ").
+- ``test_time``: the test's start, RFC 3339 in UTC (``%FT%TZ``).
+
+A report's figure of each kind (prompt processing, generation) is its fastest test of that kind: llama-bench may sweep
+threads or sizes, and the fastest is what the device does at its best setting.
+"""
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from .refusals import ABSURD_SPEED, MALFORMED, MIXED_FILES, OUT_OF_BOUNDS, ReportRefused, clean_text, raise_first
+
+MAX_TESTS = 64  # test objects in one report: a thread sweep of a few sizes
+# String fields: llama-bench's own fields, and the device fields typed by a person. Longer is refused, not cut.
+TEXT_LIMITS = {"model_filename": 300, "model_type": 100, "build_commit": 40, "backends": 100, "cpu_info": 200,
+               "gpu_info": 200}
+# Integer fields: (least, most). Sizes beyond these are no benchmark a phone runs; threads beyond no device has.
+INT_BOUNDS = {"model_size": (1, 10**12), "n_prompt": (0, 65_536), "n_gen": (0, 16_384), "n_depth": (0, 1_048_576),
+              "n_threads": (1, 1024), "n_gpu_layers": (-1, 100_000), "build_number": (0, 10**9),
+              "model_n_params": (0, 10**13), "n_batch": (1, 1_048_576), "n_ubatch": (1, 1_048_576)}
+REQUIRED = ("model_filename", "model_type", "model_size", "n_threads", "n_prompt", "n_gen", "avg_ts", "stddev_ts",
+            "build_commit", "backends", "cpu_info", "gpu_info", "test_time")
+# Absurd speeds. Generating a token reads every weight once, so tokens/s x model_size is memory traffic: no device
+# moves 10 TB/s (a B200 GPU: 8 TB/s; phones: under 0.1 TB/s). Tiny files fit in a cache: a flat ceiling as well.
+MAX_TRAFFIC_BYTES_PER_S = 10**13
+MAX_GEN_TOKENS_PER_S = 100_000
+MAX_PROMPT_TOKENS_PER_S = 1_000_000
+
+
+@dataclass(frozen=True)
+class BenchTest:
+    n_prompt: int
+    n_gen: int
+    n_depth: int
+    n_threads: int
+    n_gpu_layers: int | None
+    avg_ts: float
+    stddev_ts: float
+    samples: int
+    test_time: datetime
+
+    @property
+    def kind(self) -> str:
+        """pp (prompt processing), tg (generation) or pg (both in one test: a mixed rate)."""
+        return "pg" if self.n_prompt and self.n_gen else "pp" if self.n_prompt else "tg"
+
+
+@dataclass(frozen=True)
+class BenchReport:
+    file_name: str  # the last part of model_filename
+    model_size: int  # bytes of the file's tensors (llama_model_size)
+    model_type: str
+    build_commit: str
+    build_number: int | None
+    backends: str
+    cpu_info: str
+    gpu_info: str
+    tests: tuple = field(default_factory=tuple)
+
+    def fastest(self, kind: str) -> BenchTest | None:
+        """The report's figure of a kind (pp, tg): its fastest test of that kind, or None."""
+        return max((t for t in self.tests if t.kind == kind), key=lambda t: t.avg_ts, default=None)
+
+
+def _int(test: dict, name: str, where: str, problems: dict, default=None):
+    value = test.get(name, default)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        problems.setdefault(MALFORMED, []).append(f"{where}: {name} must be a whole number, not {value!r:.40}")
+        return None
+    least, most = INT_BOUNDS[name]
+    if not least <= value <= most:
+        problems.setdefault(OUT_OF_BOUNDS, []).append(f"{where}: {name} is {value:,}, outside {least:,}..{most:,}")
+    return value
+
+
+def _speed(test: dict, name: str, where: str, problems: dict) -> float | None:
+    value = test.get(name)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        problems.setdefault(MALFORMED, []).append(f"{where}: {name} must be a number, not {value!r:.40}")
+        return None
+    if value < 0:
+        problems.setdefault(ABSURD_SPEED, []).append(f"{where}: {name} is negative ({value:g})")
+    return float(value)
+
+
+def _time(value, where: str, problems: dict) -> datetime | None:
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)",
+                                                      value):
+        problems.setdefault(MALFORMED, []).append(f"{where}: test_time must be an RFC 3339 time such as "
+                                                  f"2025-01-31T12:00:00Z, not {value!r:.40}")
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        problems.setdefault(MALFORMED, []).append(f"{where}: test_time {value!r} is not a real date")
+        return None
+
+
+def _absurd(test: BenchTest, model_size: int | None, where: str) -> list[str]:
+    """Why a test's speed cannot be real, if it cannot."""
+    rate, out = test.avg_ts, []
+    if rate == 0:
+        out.append(f"{where}: avg_ts is 0 tokens/s")
+    ceiling = MAX_GEN_TOKENS_PER_S if test.kind == "tg" else MAX_PROMPT_TOKENS_PER_S
+    if rate > ceiling:
+        out.append(f"{where}: avg_ts is {rate:,.0f} tokens/s, over {ceiling:,} tokens/s for a {test.kind} test")
+    elif test.kind == "tg" and model_size and rate * model_size > MAX_TRAFFIC_BYTES_PER_S:
+        out.append(f"{where}: avg_ts is {rate:,.1f} tokens/s; each generated token reads the file's {model_size:,} "
+                   f"bytes of weights, so that is {rate * model_size / 1e12:,.1f} TB/s, more than any device moves")
+    if test.stddev_ts > max(rate, 1.0) * 10:
+        out.append(f"{where}: stddev_ts {test.stddev_ts:,.1f} is over ten times avg_ts {rate:,.1f}")
+    return out
+
+
+def _test(item, index: int, problems: dict) -> tuple[BenchTest | None, dict]:
+    """One test object: the test, and its file fields (checked by the caller for one file per report)."""
+    where = f"test {index}"
+    if not isinstance(item, dict):
+        problems.setdefault(MALFORMED, []).append(f"{where} is not a JSON object")
+        return None, {}
+    missing = [name for name in REQUIRED if name not in item]
+    if missing:
+        problems.setdefault(MALFORMED, []).append(f"{where} has no {', '.join(missing)}")
+        return None, {}
+    texts = {name: clean_text(item[name], f"{where}: {name}", limit, problems, required=name == "model_filename")
+             for name, limit in TEXT_LIMITS.items()}
+    ints = {name: _int(item, name, where, problems) for name in INT_BOUNDS}
+    avg, sd = _speed(item, "avg_ts", where, problems), _speed(item, "stddev_ts", where, problems)
+    when = _time(item["test_time"], where, problems)
+    samples = item.get("samples_ts")
+    if samples is not None and not isinstance(samples, list):
+        problems.setdefault(MALFORMED, []).append(f"{where}: samples_ts must be a list")
+    if None in (avg, sd, when, ints["n_prompt"], ints["n_gen"], ints["n_threads"], ints["model_size"]):
+        return None, texts
+    if ints["n_prompt"] + ints["n_gen"] == 0:
+        problems.setdefault(OUT_OF_BOUNDS, []).append(f"{where}: n_prompt and n_gen are both 0")
+        return None, texts
+    test = BenchTest(n_prompt=ints["n_prompt"], n_gen=ints["n_gen"], n_depth=ints["n_depth"] or 0,
+                     n_threads=ints["n_threads"], n_gpu_layers=ints["n_gpu_layers"], avg_ts=avg, stddev_ts=sd,
+                     samples=len(samples) if isinstance(samples, list) else 0, test_time=when)
+    absurd = _absurd(test, ints["model_size"], where)
+    if absurd:
+        problems.setdefault(ABSURD_SPEED, []).extend(absurd)
+    return test, {**texts, "model_size": ints["model_size"], "build_number": ints["build_number"]}
+
+
+def file_name_of(path: str) -> str:
+    """The last part of a path as llama-bench prints it (Android, Linux or Windows)."""
+    return re.split(r"[/\\]", path)[-1]
+
+
+def _one_file(facts: list[dict], problems: dict) -> None:
+    """Every test of a report is of one file, measured by one build."""
+    for name, what in (("model_filename", "file"), ("model_size", "file size"), ("build_commit", "llama.cpp build")):
+        values = sorted({str(f[name]) if name != "model_filename" else file_name_of(f[name]) for f in facts})
+        if len(values) > 1:
+            problems.setdefault(MIXED_FILES, []).append(
+                f"the tests name more than one {what} ({', '.join(values[:5])}): one report is one file measured by "
+                "one llama-bench; run it once per file (-m FILE.gguf) and upload each output on its own")
+
+
+def _parse(data, problems: dict) -> BenchReport | None:
+    if not isinstance(data, list) or not data:
+        problems.setdefault(MALFORMED, []).append(
+            "llama_bench must be the JSON array llama-bench prints with -o json (a list of test objects), not "
+            + ("an empty list" if data == [] else type(data).__name__))
+        return None
+    if len(data) > MAX_TESTS:
+        problems.setdefault(OUT_OF_BOUNDS, []).append(f"the report has {len(data)} tests, over the limit of "
+                                                      f"{MAX_TESTS}")
+        return None
+    before = sum(map(len, problems.values()))
+    parsed = [_test(item, i, problems) for i, item in enumerate(data)]
+    if sum(map(len, problems.values())) > before:
+        return None
+    tests, facts = [t for t, _ in parsed], [f for _, f in parsed]
+    _one_file(facts, problems)
+    if not any(t.kind in ("pp", "tg") for t in tests):
+        problems.setdefault(MALFORMED, []).append("the report has no prompt-processing (-p) or generation (-n) "
+                                                  "test, only mixed -pg tests")
+    first = facts[0]
+    return BenchReport(file_name=file_name_of(first["model_filename"]), model_size=first["model_size"],
+                       model_type=first["model_type"], build_commit=first["build_commit"],
+                       build_number=first["build_number"], backends=first["backends"], cpu_info=first["cpu_info"],
+                       gpu_info=first["gpu_info"], tests=tuple(tests))
+
+
+def parse_report(data, problems: dict | None = None) -> BenchReport | None:
+    """The report in `data` (llama-bench's parsed JSON: a list of test objects). With `problems` (code -> list, shared
+    with the device's fields) every problem is added there and None may come back; without, a problem raises
+    ReportRefused naming every problem of the first kind found (refusals.ORDER)."""
+    own = problems is None
+    problems = {} if own else problems
+    report = _parse(data, problems)
+    if own:
+        raise_first(problems)
+    return report
+
+
+def loads(text) -> object:
+    """llama-bench's JSON text (a page's text box, a command's file) parsed; REPORT_MALFORMED when it is not JSON."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        raise ReportRefused(MALFORMED, [f"the llama-bench output is not JSON ({str(exc)[:120]}): paste or upload "
+                                        "what `llama-bench -o json` printed, from [ to ]"]) from None

@@ -1,0 +1,185 @@
+"""The device reports API's shapes: the request (documented here; checked by services.report_create, whose refusals
+carry their own codes), a stored report, speeds per file and device, and the query parameters."""
+from rest_framework import serializers
+
+from leaderboard.benchmarks.shots import shots_field
+from leaderboard.core.converters import MAX_ID
+from leaderboard.results.query_serializers import VERSION_HELP, resolve_board
+
+from . import device_fields
+from .llama_bench import INT_BOUNDS, TEXT_LIMITS
+from .models import ReportStatus
+
+SHA256_HELP = "the file's sha256 (sha256sum FILE.gguf; of its first part when split)"
+DEVICE_HELP = "make and model, e.g. 'Google Pixel 8' (any case or spacing)"
+
+
+class BenchTestInputSerializer(serializers.Serializer):
+    """One test object as llama-bench prints it with -o json (other fields it prints are read and ignored)."""
+
+    model_filename = serializers.CharField(max_length=TEXT_LIMITS["model_filename"],
+                                           help_text="the path given to -m; its last part is the file's name")
+    model_type = serializers.CharField(max_length=TEXT_LIMITS["model_type"])
+    model_size = serializers.IntegerField(min_value=INT_BOUNDS["model_size"][0], max_value=INT_BOUNDS["model_size"][1],
+                                          help_text="llama_model_size: bytes of the file's tensors")
+    n_threads = serializers.IntegerField(min_value=1, max_value=INT_BOUNDS["n_threads"][1])
+    n_prompt = serializers.IntegerField(min_value=0, max_value=INT_BOUNDS["n_prompt"][1])
+    n_gen = serializers.IntegerField(min_value=0, max_value=INT_BOUNDS["n_gen"][1])
+    avg_ts = serializers.FloatField(min_value=0, help_text="tokens/s, mean over repetitions")
+    stddev_ts = serializers.FloatField(min_value=0, help_text="tokens/s, sample standard deviation")
+    build_commit = serializers.CharField(max_length=TEXT_LIMITS["build_commit"])
+    backends = serializers.CharField(max_length=TEXT_LIMITS["backends"])
+    cpu_info = serializers.CharField(max_length=TEXT_LIMITS["cpu_info"], allow_blank=True)
+    gpu_info = serializers.CharField(max_length=TEXT_LIMITS["gpu_info"], allow_blank=True)
+    test_time = serializers.DateTimeField()
+
+
+class DeviceSerializer(serializers.Serializer):
+    make = serializers.CharField(max_length=device_fields.TEXT_LIMITS["make"], help_text="e.g. Google")
+    model = serializers.CharField(max_length=device_fields.TEXT_LIMITS["model"], help_text="e.g. Pixel 8")
+    chip = serializers.CharField(max_length=device_fields.TEXT_LIMITS["chip"], help_text="e.g. Tensor G3")
+    ram_gb = serializers.FloatField(min_value=device_fields.RAM_GB[0], max_value=device_fields.RAM_GB[1])
+    os_version = serializers.CharField(max_length=device_fields.TEXT_LIMITS["os_version"], help_text="e.g. Android 14")
+    charging = serializers.BooleanField(help_text="plugged in while measuring")
+
+
+class DeviceReportInputSerializer(serializers.Serializer):
+    llama_bench = BenchTestInputSerializer(many=True, help_text="llama-bench's JSON output (-o json), unedited")
+    device = DeviceSerializer()
+    sha256 = serializers.CharField(required=False, help_text=SHA256_HELP + "; without it the report is matched by "
+                                   "file name and llama-bench's model_size")
+    hub_id = serializers.CharField(required=False, help_text="the model's id on the board, when the same file is on "
+                                   "it twice")
+
+
+class FigureSerializer(serializers.Serializer):
+    tokens_per_s = serializers.FloatField(allow_null=True)
+    sd = serializers.FloatField(allow_null=True)
+    tokens = serializers.IntegerField(allow_null=True, help_text="n_prompt of the prompt test, n_gen of the "
+                                      "generation test")
+    threads = serializers.IntegerField(allow_null=True)
+
+
+class BenchTestSerializer(serializers.Serializer):
+    n_prompt = serializers.IntegerField()
+    n_gen = serializers.IntegerField()
+    n_depth = serializers.IntegerField()
+    n_threads = serializers.IntegerField()
+    n_gpu_layers = serializers.IntegerField(allow_null=True)
+    avg_ts = serializers.FloatField()
+    stddev_ts = serializers.FloatField()
+    samples = serializers.IntegerField()
+    test_time = serializers.DateTimeField()
+
+
+class DeviceReportSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    hub_id = serializers.CharField(source="model.hub_id")
+    file = serializers.CharField(source="file_name")
+    file_sha256 = serializers.CharField()
+    matched_by = serializers.CharField()
+    device = serializers.SerializerMethodField()
+    llama_cpp = serializers.SerializerMethodField()
+    model_type = serializers.CharField()
+    model_size = serializers.IntegerField()
+    prompt = serializers.SerializerMethodField()
+    generation = serializers.SerializerMethodField()
+    status = serializers.ChoiceField(choices=ReportStatus.choices,
+                                     help_text="counted; outlier: left out of medians until an admin accepts it; "
+                                               "accepted")
+    measured_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField()
+    tests = BenchTestSerializer(many=True, source="tests.all")
+
+    def get_device(self, report) -> DeviceSerializer:
+        return {"make": report.make, "model": report.device_model, "chip": report.chip, "ram_gb": report.ram_gb,
+                "os_version": report.os_version, "charging": report.charging}
+
+    def get_llama_cpp(self, report) -> dict:
+        return {"build_commit": report.build_commit, "build_number": report.build_number,
+                "backends": report.backends, "cpu_info": report.cpu_info, "gpu_info": report.gpu_info}
+
+    def _figure(self, report, kind):
+        return {name: getattr(report, f"{kind}_{name}") for name in ("tokens_per_s", "sd", "tokens", "threads")}
+
+    def get_prompt(self, report) -> FigureSerializer:
+        return self._figure(report, "pp")
+
+    def get_generation(self, report) -> FigureSerializer:
+        return self._figure(report, "tg")
+
+
+class SpeedRowSerializer(serializers.Serializer):
+    hub_id = serializers.CharField()
+    file = serializers.CharField()
+    file_sha256 = serializers.CharField()
+    quantization = serializers.CharField()
+    device_key = serializers.CharField(help_text="make and model, lower-case; empty when rows are per file")
+    device = serializers.CharField()
+    devices = serializers.IntegerField(help_text="devices among the reports")
+    reports = serializers.IntegerField(help_text="counted reports (the medians' n)")
+    outliers = serializers.IntegerField(help_text="reports left out until an admin accepts them")
+    pp_median = serializers.FloatField(allow_null=True, help_text="prompt processing tokens/s, median of reports")
+    pp_min = serializers.FloatField(allow_null=True)
+    pp_max = serializers.FloatField(allow_null=True)
+    tg_median = serializers.FloatField(allow_null=True, help_text="generation tokens/s, median of reports")
+    tg_min = serializers.FloatField(allow_null=True)
+    tg_max = serializers.FloatField(allow_null=True)
+    builds = serializers.ListField(child=serializers.CharField(), help_text="llama.cpp builds (build_commit)")
+    chips = serializers.ListField(child=serializers.CharField())
+    ram_gb = serializers.ListField(child=serializers.FloatField())
+    tests = serializers.ListField(child=serializers.CharField(), help_text="test sizes, e.g. pp512, tg128")
+    charging = serializers.IntegerField(help_text="reports measured while charging")
+
+
+class DeviceFilterSerializer(serializers.Serializer):
+    device = serializers.CharField(required=False, default="", max_length=110, help_text=DEVICE_HELP)
+    ram_gb = serializers.FloatField(required=False, default=None, min_value=device_fields.RAM_GB[0],
+                                    max_value=device_fields.RAM_GB[1], help_text="the device's RAM, GB, exactly")
+
+
+class SpeedQuerySerializer(DeviceFilterSerializer):
+    hub_id = serializers.CharField(required=False, default="", max_length=300, help_text="the model's id on the board")
+    sha256 = serializers.RegexField(r"^[0-9a-fA-F]{64}$", required=False, default="", help_text=SHA256_HELP)
+
+
+class ReportQuerySerializer(SpeedQuerySerializer):
+    status = serializers.ChoiceField(choices=ReportStatus.choices, required=False, default="")
+
+
+class DeviceBoardQuerySerializer(DeviceFilterSerializer):
+    benchmark = serializers.SlugField(default="mobile-mmlu")
+    shots = shots_field()
+    version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, help_text=VERSION_HELP)
+    min_accuracy = serializers.FloatField(required=False, default=None, min_value=0, max_value=100,
+                                          help_text="percent: only files at least this accurate")
+
+    def validate(self, attrs):
+        return resolve_board(attrs)
+
+
+class DeviceBoardRowSerializer(serializers.Serializer):
+    hub_id = serializers.CharField()
+    run_id = serializers.IntegerField(help_text="the file's open-split run (its accuracy)")
+    file = serializers.CharField()
+    file_sha256 = serializers.CharField()
+    file_bytes = serializers.IntegerField(allow_null=True)
+    quantization = serializers.CharField()
+    accuracy = serializers.FloatField(allow_null=True, help_text="percent, the On-device board's figure")
+    ci95_low = serializers.FloatField(allow_null=True)
+    ci95_high = serializers.FloatField(allow_null=True)
+    reports = serializers.IntegerField(help_text="counted reports on these devices (the medians' n)")
+    devices = serializers.IntegerField()
+    outliers = serializers.IntegerField(help_text="reports left out until an admin accepts them")
+    tg_median = serializers.FloatField(help_text="generation tokens/s on these devices, median of reports")
+    tg_min = serializers.FloatField()
+    tg_max = serializers.FloatField()
+    pp_median = serializers.FloatField(allow_null=True)
+    pp_min = serializers.FloatField(allow_null=True)
+    pp_max = serializers.FloatField(allow_null=True)
+    builds = serializers.ListField(child=serializers.CharField())
+    chips = serializers.ListField(child=serializers.CharField())
+    ram_gb = serializers.ListField(child=serializers.FloatField())
+    tests = serializers.ListField(child=serializers.CharField())
+    pareto = serializers.BooleanField(help_text="on the frontier of accuracy against generation speed on these "
+                                                "devices: no file is both faster and more accurate")

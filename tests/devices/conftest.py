@@ -1,0 +1,33 @@
+import pytest
+from django.contrib.auth.models import User
+from rest_framework.test import APIClient
+
+from tests.devices import world
+
+URL = "/api/v1/device-reports/"
+
+
+@pytest.fixture
+def files(demo_loaded):
+    return world.build()
+
+
+@pytest.fixture
+def reporter(db):
+    return User.objects.create_user("tester", "tester@example.com", "pw")
+
+
+@pytest.fixture
+def api(reporter):
+    """An API client signed in as `reporter`."""
+    client = APIClient()
+    client.force_authenticate(reporter)
+    return client
+
+
+@pytest.fixture
+def post(api):
+    def send(data, client=None):
+        return (client or api).post(URL, data, format="json")
+
+    return send
