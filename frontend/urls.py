@@ -1,13 +1,15 @@
 from django.urls import include, path
 
-from .views import (about, api_tokens, benchmarks, compare, contamination, leaderboard, mobile_general, model_detail,
-                    mrscore, ondevice, questions, submissions, submitted_predictions, topics)
+from .views import (about, api_tokens, benchmarks, compare, contamination, device_reports, leaderboard, mobile_general,
+                    model_detail, mrscore, ondevice, questions, submissions, submitted_predictions, topics)
 
 urlpatterns = [
     path("", leaderboard.home, name="home"),
     path("leaderboard/", leaderboard.leaderboard, name="leaderboard"),
     path("leaderboard/submitted-predictions/", submitted_predictions.page, name="submitted-predictions"),
     path("leaderboard/on-device/", ondevice.page, name="leaderboard-on-device"),
+    path("leaderboard/on-device/devices/", device_reports.what_runs_well, name="device-board"),
+    path("device-reports/new/", device_reports.upload, name="device-report-upload"),
     path("models/<hub_id:hub_id>/questions/", questions.model_questions, name="model-questions"),
     path("models/<path:hub_id>/", model_detail.model_detail, name="model-detail"),
     path("compare/", compare.compare, name="compare"),

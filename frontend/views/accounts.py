@@ -18,6 +18,7 @@ _THROTTLED = {  # page -> (what was refused, what it counts)
     "confirm": ("Too many confirmation attempts", "for this account or from your network"),
     "resend": ("Too many requests for a new confirmation link", "for this e-mail address or from your network"),
     "login": ("Too many failed sign-ins", "for this user name or from your network"),
+    "device-report": ("Too many device reports", "from your account"),
 }
 
 

@@ -1,4 +1,6 @@
 """Query-string parsing shared by the pages: unknown values are a 404, not a silent default."""
+import math
+
 from django.http import Http404
 
 from leaderboard.benchmarks import selectors as bench_selectors
@@ -34,6 +36,21 @@ def shots_from(request):
     if problem:
         raise Http404(f"{problem}.")
     return int(raw)
+
+
+def number_from(request, name, *, valid, message):
+    """?name= as a number, None when absent or blank; a 404 saying `message` when it is not a number (NaN included)
+    or `valid(value)` is false."""
+    raw = request.GET.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if math.isnan(value) or not valid(value):
+        raise Http404(message)
+    return value
 
 
 def page_from(request) -> int:

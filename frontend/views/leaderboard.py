@@ -26,16 +26,8 @@ ONDEVICE_COLUMNS = "ondevice"  # ?columns=ondevice: the On-device board (/leader
 
 
 def _billions(request, name):
-    raw = request.GET.get(name, "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        raise Http404(f"{name} must be a number of billions of parameters.") from None
-    if not 0 <= value < 1e6:
-        raise Http404(f"{name} must be a number of billions of parameters.")
-    return value
+    return common.number_from(request, name, valid=lambda v: 0 <= v < 1e6,
+                              message=f"{name} must be a number of billions of parameters.")
 
 
 def _pins(request):

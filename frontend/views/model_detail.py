@@ -12,6 +12,7 @@ from leaderboard.results import selectors as results_selectors
 from leaderboard.submissions import selectors as submission_selectors
 
 from .. import model_headline
+from ..payloads import devices as device_payload
 from ..payloads import model as payload
 from . import common
 
@@ -38,6 +39,7 @@ def model_detail(request, hub_id):
         data["summaries"] = payload.summaries(data, robustness)
     contamination = contamination_selectors.model_contamination(hub_id=hub_id)
     canonical = results[0].hub_id if results else hub_id  # the board's spelling
+    gguf_file = gguf_make.file_facts(chosen.run) if chosen else None
     return render(request, "frontend/model_detail.html", {
         "hub_id": hub_id, "model": model, "runs": runs, "chosen": chosen,
         "headline": model_headline.headline(hub_id=canonical, results=results, cells=history,
@@ -48,6 +50,6 @@ def model_detail(request, hub_id):
         "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
         "cost_profile": payload.cost_profile_card((chosen.run.efficiency or {}).get("ondevice")) if chosen else None,
         "on_device": quantization_truth.on_device(hub_id=canonical),
-        "gguf_file": gguf_make.file_facts(chosen.run) if chosen else None,
+        "gguf_file": gguf_file, "devices": device_payload.file_section(model=model, facts=gguf_file),
         "sealed_note": display.SEALED_BREAKDOWN_NOTE, **payload.protocol_card(chosen),
     })

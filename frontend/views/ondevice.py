@@ -1,8 +1,6 @@
 """The On-device board: the leaderboard's On-device column set, a row per GGUF file of a benchmark's open validation
 split with its Pareto charts (payloads/ondevice.py). Unknown filter values are a 404 naming the parameter, as on the
 board; an unknown sort falls back to the default."""
-import math
-
 from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
@@ -17,16 +15,8 @@ MAX_GB = 1e6
 
 
 def _fits_gb(request):
-    raw = request.GET.get("fits_gb", "").strip()
-    if not raw:
-        return None
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value < MAX_GB:  # NaN too
-        raise Http404("fits_gb must be a number of GB (10⁹ bytes), e.g. fits_gb=4.")
-    return value
+    return common.number_from(request, "fits_gb", valid=lambda v: 0 <= v < MAX_GB,
+                              message="fits_gb must be a number of GB (10⁹ bytes), e.g. fits_gb=4.")
 
 
 def _quantizations(request, present):

@@ -1,7 +1,6 @@
 """Device report endpoints: upload (signed in, throttled per account), the reports, speeds per file and device, and the
 per-device board (which files run fastest on a device at a given accuracy). Thin views over services and selectors;
 a refusal is answered by the exception handler (core/api.py) as {code, detail, hint, problems}."""
-from django.conf import settings
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
@@ -12,7 +11,6 @@ from leaderboard.boards import device_board
 from leaderboard.core.api import FORMAT_PARAM, BaseApi, Pagination
 from leaderboard.core.csv import flatten
 from leaderboard.core.csv_http import CSVRenderer, streaming_csv
-from leaderboard.core.errors import DomainError
 from leaderboard.core.throttling import PostThrottling
 from leaderboard.submissions.serializers import ErrorSerializer
 
@@ -25,20 +23,6 @@ BODY_FIELDS = ("llama_bench", "device", "sha256", "hub_id")
 SPEED_COLUMNS = list(SpeedRowSerializer().fields)
 
 
-def too_large(content_length) -> DomainError | None:
-    """A request body over DEVICE_REPORT_MAX_BYTES, refused from its Content-Length before it is read."""
-    try:
-        length = int(content_length or 0)
-    except (TypeError, ValueError):
-        return None
-    limit = settings.DEVICE_REPORT_MAX_BYTES
-    if length <= limit:
-        return None
-    return DomainError("REPORT_TOO_LARGE", f"the request is {length:,} bytes, over the limit of {limit:,} bytes for "
-                       "a device report", "a report is one llama-bench run of one file (about 2 KB a test); nothing "
-                       "was stored", 413, max_bytes=limit)
-
-
 class DeviceReportListCreateApi(PostThrottling, BaseApi):
     throttle_scope = "device-reports"
     throttle_rate_setting = "DEVICE_REPORT_THROTTLE_RATE"
@@ -49,7 +33,7 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
     query_serializer = ReportQuerySerializer
 
     def initial(self, request, *args, **kwargs):
-        if request.method == "POST" and (refusal := too_large(request.META.get("CONTENT_LENGTH"))):
+        if request.method == "POST" and (refusal := services.request_too_large(request.META.get("CONTENT_LENGTH"))):
             raise refusal
         super().initial(request, *args, **kwargs)
 

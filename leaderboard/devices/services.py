@@ -5,6 +5,7 @@ The API, the upload page and `manage.py device_report` all call ``report_create`
 import re
 import statistics
 
+from django.conf import settings
 from django.db import transaction
 
 from leaderboard.core.audit import audit_record
@@ -20,6 +21,20 @@ from .refusals import MALFORMED, clean_text, raise_first
 SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 HUB_ID_LIMIT = 300
 NO_MATCH, AMBIGUOUS, MISMATCH = "NO_MATCHING_FILE", "AMBIGUOUS_FILE", "FILE_MISMATCH"
+
+
+def request_too_large(content_length) -> DomainError | None:
+    """A request body over DEVICE_REPORT_MAX_BYTES, refused from its Content-Length before it is read."""
+    try:
+        length = int(content_length or 0)
+    except (TypeError, ValueError):
+        return None
+    limit = settings.DEVICE_REPORT_MAX_BYTES
+    if length <= limit:
+        return None
+    return DomainError("REPORT_TOO_LARGE", f"the request is {length:,} bytes, over the limit of {limit:,} bytes for "
+                       "a device report", "a report is one llama-bench run of one file (about 2 KB a test); nothing "
+                       "was stored", 413, max_bytes=limit)
 
 
 def _sha256(value, problems: dict) -> str:

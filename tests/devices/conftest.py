@@ -3,6 +3,7 @@ from django.contrib.auth.models import User
 from rest_framework.test import APIClient
 
 from tests.devices import world
+from tests.results.conftest import make_run  # noqa: F401  (fixture)
 
 URL = "/api/v1/device-reports/"
 

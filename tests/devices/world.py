@@ -42,6 +42,15 @@ def captured_file_run(hub=HUB, *, sha256=SHA256, model_size=MODEL_SIZE, right=RI
                       model_files=files, efficiency=efficiency if profiled else {})
 
 
+def profiled_size(run, model_size):
+    """The server's profile of `run`'s file names llama.cpp's model_size, as a profile measured now does."""
+    from leaderboard.evaluations.models import EvaluationRun
+
+    efficiency = EvaluationRun.objects.get(pk=run.pk).efficiency
+    efficiency["ondevice"]["model_size"] = model_size
+    EvaluationRun.objects.filter(pk=run.pk).update(efficiency=efficiency)
+
+
 def build():
     out = ondevice_world.build()
     out["captured"] = captured_file_run()
