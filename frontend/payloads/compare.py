@@ -2,7 +2,6 @@
 accuracy, measured here on Mobile-MMLU beside the paper's reported Mobile-MMLU and MMLU figures
 (the paper's Figs. 11-12). Open split only: per-topic sealed figures are never published."""
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.boards.ondevice import GB
 from leaderboard.results import selectors as results_selectors
 from leaderboard.results.ondevice_facts import LLAMACPP, ondevice_facts
 from leaderboard.submissions import selectors as submission_selectors
@@ -10,6 +9,7 @@ from leaderboard.submissions import selectors as submission_selectors
 from .. import selectors
 from ..paper import PAPER_PARAMS_B
 from . import leaderboard as board
+from .ondevice import gb_text
 
 MAX_MODELS = 8
 
@@ -103,7 +103,6 @@ def ondevice(results) -> list[dict]:
             continue
         base = row["base_hub_id"]
         out.append({**row, "hub_id": r.hub_id, "run_id": r.run_id, "accuracy": None,
-                    "size_gb": None if row["file_bytes"] is None else row["file_bytes"] / GB,
-                    "rss_gb": None if row["peak_rss_bytes"] is None else row["peak_rss_bytes"] / GB,
+                    "size_gb": gb_text(row["file_bytes"]), "rss_gb": gb_text(row["peak_rss_bytes"]),
                     "add_base": bool(base) and base.lower() not in chosen})
     return out

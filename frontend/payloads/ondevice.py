@@ -68,6 +68,15 @@ def _gb(value):
     return None if value is None else value / ondevice.GB
 
 
+def gb_text(value) -> str:
+    """Bytes in GB to the hundredth; under 0.1 GB to three significant figures (a tiny demo file reads 0.000594,
+    not 0.00)."""
+    if value is None:
+        return "–"
+    gb = _gb(value)
+    return f"{gb:.2f}" if gb >= 0.1 else f"{gb:.3g}"
+
+
 def _point(row) -> dict:
     return {"hub": row["hub_id"], "file": row["file"] or row["hub_id"], "quant": row["quantization"],
             "gb": _gb(row["file_bytes"]), "gen": row["gen_tokens_per_s"], "acc": row["accuracy"],
@@ -102,7 +111,7 @@ def summaries(view) -> dict:
     timed = [r for r in rows if r["gen_tokens_per_s"] is not None and r["accuracy"] is not None]
     size = (f"{len(sized)} file{'s' if len(sized) != 1 else ''} by size and accuracy. "
             + ondevice.FRONTIER_NOTE.format(better="smaller") + ": "
-            + _named(rows, view.frontier_size, lambda r: f"{_gb(r['file_bytes']):.2f} GB") + ".") if sized else ""
+            + _named(rows, view.frontier_size, lambda r: f"{gb_text(r['file_bytes'])} GB") + ".") if sized else ""
     unplaced = len(rows) - len(timed)
     speed = (f"{len(timed)} file{'s' if len(timed) != 1 else ''} by generation speed and accuracy, speeds "
              + " / ".join(labels(timed)) + ". " + ondevice.FRONTIER_NOTE.format(better="faster") + ": "
@@ -142,7 +151,7 @@ def presets(query) -> list[dict]:
 def page_rows(rows) -> list[dict]:
     """The table's rows with their compare link: the file against its 16-bit model, where it has one."""
     compare = reverse("compare")
-    return [{**r, "size_gb": _gb(r["file_bytes"]), "rss_gb": _gb(r["peak_rss_bytes"]),
+    return [{**r, "size_gb": gb_text(r["file_bytes"]), "rss_gb": gb_text(r["peak_rss_bytes"]),
              "compare_url": f"{compare}?{urlencode({'models': ','.join([r['hub_id'], r['base_hub_id']])})}"
              if r["base_hub_id"] else ""} for r in rows]
 

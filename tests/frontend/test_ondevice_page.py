@@ -100,3 +100,10 @@ def test_an_empty_board_says_so_instead_of_drawing(client, demo_loaded):
     body = text(client.get(URL))
     assert "No GGUF file has been evaluated on this board yet" in body
     assert 'id="chart-pareto-size"' not in body and 'id="summary-pareto-size"' in body
+
+
+def test_file_sizes_read_to_the_hundredth_and_tiny_files_are_not_zero():
+    from frontend.payloads.ondevice import gb_text
+
+    assert (gb_text(2_310_000_000), gb_text(600_000_000), gb_text(593_888), gb_text(None)) == (
+        "2.31", "0.60", "0.000594", "–")
