@@ -136,3 +136,21 @@ def test_only_a_signed_in_account_uploads_and_each_is_throttled(files, post, rep
     other.force_authenticate(User.objects.create_user("other"))
     assert post(world.body(), client=other).status_code == 201  # per account
     assert APIClient().get(URL).status_code == 200  # reads are not counted
+
+
+REPORT_COLUMNS = (
+    "id,hub_id,file,file_sha256,matched_by,device_make,device_model,device_chip,device_ram_gb,device_os_version,"
+    "device_charging,llama_cpp_build_commit,llama_cpp_build_number,llama_cpp_backends,llama_cpp_cpu_info,"
+    "llama_cpp_gpu_info,model_type,model_size,prompt_tokens_per_s,prompt_sd,prompt_tokens,prompt_threads,"
+    "generation_tokens_per_s,generation_sd,generation_tokens,generation_threads,status,measured_at,created_at")
+
+
+def test_the_lists_as_csv_with_their_documented_columns(files, post):
+    post(world.body(model="Pixel 8 -Pro"))  # a cell a spreadsheet would not run: the dash is not first
+    reports = b"".join(APIClient().get(URL, {"format": "csv"}).streaming_content).decode().splitlines()
+    assert reports[0] == REPORT_COLUMNS and "Pixel 8 -Pro" in reports[1]
+    speeds = b"".join(APIClient().get(URL + "speeds/", {"format": "csv", "sha256": world.SHA256})
+                      .streaming_content).decode().splitlines()
+    assert speeds[0] == ("hub_id,file,file_sha256,quantization,device_key,device,devices,reports,outliers,pp_median,"
+                         "pp_min,pp_max,tg_median,tg_min,tg_max,builds,chips,ram_gb,tests,charging")
+    assert speeds[1].startswith(f"{world.HUB},{world.NAME},{world.SHA256},Q4_K_M,google pixel 8 -pro,")

@@ -7,7 +7,9 @@ from django.core.management.base import BaseCommand
 from leaderboard.core.cli import refusal_of, refused
 from leaderboard.core.errors import DomainError
 from leaderboard.devices import services
+from leaderboard.devices.device_fields import device_key
 from leaderboard.devices.llama_bench import loads
+from leaderboard.devices.models import DeviceReport
 
 
 class Command(BaseCommand):
@@ -28,6 +30,8 @@ class Command(BaseCommand):
         parser.add_argument("--charging", action="store_true", help="it was plugged in while measuring")
         parser.add_argument("--sha256", default="", help="the file's sha256 (sha256sum FILE.gguf)")
         parser.add_argument("--hub-id", default="", help="the model's id on the board, when the file is on it twice")
+        parser.add_argument("--skip-if-reported", action="store_true",
+                            help="do nothing when --user already reported the file of --sha256 on this device")
 
     def handle(self, *args, **o):
         users = get_user_model().objects
@@ -44,6 +48,10 @@ class Command(BaseCommand):
                           f"{settings.DEVICE_REPORT_MAX_BYTES:,}", "a report is one llama-bench run of one file")
         device = {"make": o["make"], "model": o["model"], "chip": o["chip"], "ram_gb": o["ram_gb"],
                   "os_version": o["os_version"], "charging": o["charging"]}
+        if o["skip_if_reported"] and o["sha256"] and DeviceReport.objects.filter(
+                owner=user, file_sha256=o["sha256"].lower(), device_key=device_key(o["make"], o["model"])).exists():
+            self.stdout.write(f"{user} already reported this file on {o['make']} {o['model']}: skipped")
+            return
         try:
             report = services.report_create(user=user, llama_bench=loads(path.read_bytes()), device=device,
                                             sha256=o["sha256"], hub_id=o["hub_id"])
