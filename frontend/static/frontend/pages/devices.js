@@ -31,8 +31,8 @@
     }
     M.draw("device-speeds", traces, {
       height: 120 + 34 * devices.length, margin: {l: 10, r: 16, t: 10, b: 50}, showlegend: true,
-      xaxis: {title: {text: "generation tokens/s (llama-bench tg), people's own devices"}, rangemode: "tozero",
-              gridcolor: M.grid},
+      xaxis: {title: {text: M.wrapLabel("generation tokens/s (llama-bench tg), people's own devices", narrow ? 36 : 90)},
+              rangemode: "tozero", gridcolor: M.grid, automargin: true},
       yaxis: {type: "category", automargin: true, autorange: "reversed", tickfont: {size: M.MIN_FONT}},
     });
   }
@@ -49,7 +49,8 @@
                 array: placed.map((p) => p.hi - p.acc), arrayminus: placed.map((p) => p.acc - p.lo)},
       marker: {color: P.blue, size: 9},
     }, {
-      type: "scatter", mode: "lines+markers+text", name: "Pareto frontier: no file is both faster and more accurate",
+      type: "scatter", mode: "lines+markers+text",
+      name: M.wrapLabel("Pareto frontier: no file is both faster and more accurate", narrow ? 36 : 90),
       x: steps.map((p) => p.gen), y: steps.map((p) => p.acc), line: {shape: "hv", color: P.vermillion, width: 2},
       marker: {color: P.vermillion, size: 11, symbol: "diamond-open"}, hoverinfo: "skip", cliponaxis: false,
       text: steps.map((p) => M.shortLabel(p.quant || p.file, 14)), textposition: "top center",
