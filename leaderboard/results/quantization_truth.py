@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 # The unquantized reference a file is compared with: a 16-bit run, or a run in the checkpoint's own dtype ("auto", as
 # `manage.py evaluate` runs the demo's models; float32 where a checkpoint is stored so).
-SIXTEEN_BIT = (*sorted(name for name, spec in PRECISIONS.items() if spec.bits == 16 and name != "gguf"), "auto",
+UNQUANTIZED_REFERENCES = (*sorted(name for name, spec in PRECISIONS.items() if spec.bits == 16 and name != "gguf"), "auto",
                "float32")
 OPEN_SPLIT_NOTE = ("Compared on the open validation split only: per-question flips on the sealed test split would "
                    "tell which sealed questions a model gets right.")
@@ -78,7 +78,7 @@ def _base_candidates(results, bases) -> tuple[set, dict]:
     on_board = set(visible_results(hub_id__in=bases, protocol=None).order_by().values_list("hub_id", flat=True)
                    .distinct())
     candidates = {}
-    for r in visible_results(hub_id__in=on_board, protocol=None, precision__in=SIXTEEN_BIT,
+    for r in visible_results(hub_id__in=on_board, protocol=None, precision__in=UNQUANTIZED_REFERENCES,
                              benchmark_version_id__in={r.benchmark_version_id for r in results},
                              split__in={r.split for r in results}, shots__in={r.shots for r in results}):
         candidates.setdefault((r.hub_id, r.benchmark_version_id, r.split, r.shots), []).append(r)
