@@ -1,5 +1,6 @@
 """What every API view of the apps shares: the base class (query parsing, pagination, CSV negotiation) and the one
 exception handler (REST_FRAMEWORK["EXCEPTION_HANDLER"]) that answers a DomainError, so views need no try/except.
+Whatever a request wrote before its refusal is rolled back by core.middleware.AtomicRequestMiddleware (every 4xx).
 
 Bounds (issue 22): a view accepts only the query parameters it declares (its `query_serializer`, `format`, and
 `limit`/`offset` when it pages), so a made-up parameter is a 400 naming it rather than a new cache entry; a page
@@ -32,7 +33,6 @@ def exception_handler(exc, context):
     """A DomainError as `{"code", "detail", "hint", ...}` with its status; the rest as DRF answers them, except
     that a 400 asked for as CSV says which parameter and why in plain words (one "detail" cell), as JSON would."""
     if isinstance(exc, DomainError):
-        views.set_rollback()
         return Response(exc.as_dict(), status=exc.status)
     response = views.exception_handler(exc, context)
     request = context.get("request")

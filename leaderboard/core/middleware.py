@@ -1,8 +1,8 @@
 """Middleware: probes answered before host checks, request ids, request latency metrics, NUL refusal, bounds on
-the number of query parameters.
+the number of query parameters, and one transaction per request.
 
 Order in MIDDLEWARE: ProbeMiddleware, RequestIdMiddleware, RequestMetricsMiddleware, NulByteMiddleware,
-QueryLimitsMiddleware, then Django's.
+QueryLimitsMiddleware, then Django's and the sign-in lockout's, and AtomicRequestMiddleware last.
 """
 import logging
 import re
@@ -12,6 +12,7 @@ from collections import Counter
 from urllib.parse import parse_qsl, unquote_plus
 
 from django.conf import settings
+from django.db import transaction
 from django.http import HttpResponse, JsonResponse
 
 from . import views
@@ -168,3 +169,25 @@ def query_limits_problem(query: str) -> str | None:
         shown = name if name.isprintable() and len(name) <= 50 else "a parameter"
         return f"the query parameter {shown!r} is given {repeats} times; at most {MAX_REPEATS} are accepted"
     return None
+
+
+class AtomicRequestMiddleware:
+    """A request stores all or nothing: the view, its forms and serializers and the rendering of its answer run in one
+    transaction, rolled back when the answer is an error (status 400 or above, the 500 of an exception included).
+
+    Django's ATOMIC_REQUESTS is not enough: it commits a view that *returns* a 400 (a page's form, a view's own
+    refusal) and renders a response after its commit, so a body that fails to serialise left its rows behind.
+    Last in MIDDLEWARE, so what the others keep on purpose is outside it: the session (a one-time OAuth state spent by
+    a failed hub sign-in stays spent) and the sign-in lockout, whose 429 is made from the view's answer after the
+    failure record it counts is committed. Throttle counters are in the cache, not the database. A streamed body
+    (CSV) is read after the commit, in autocommit: it only reads."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        with transaction.atomic():
+            response = self.get_response(request)
+            if response.status_code >= 400:
+                transaction.set_rollback(True)
+        return response

@@ -57,7 +57,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "axes.middleware.AxesMiddleware",  # last: turns a lockout into the 429 page (frontend.views.accounts.locked_out)
+    "axes.middleware.AxesMiddleware",  # turns a lockout into the 429 page (frontend.views.accounts.locked_out)
+    "leaderboard.core.middleware.AtomicRequestMiddleware",  # last: one transaction, rolled back on a 4xx or 5xx
 ]
 
 ROOT_URLCONF = "leaderboard.urls"
