@@ -1,6 +1,7 @@
 """Device speed reports as pages show them (issue 25): a GGUF file's device table and chart on its model page, beside
 the server's cost profile and never mixed into it, and the "what runs well on my phone" board. Every table and chart
-says how many reports it counts and their spread (lowest–highest), and that they come from people's own devices."""
+says how many people confirm a figure and its spread (lowest–highest vote), and that they come from people's own
+devices; unconfirmed figures are listed apart, labelled, and never drawn or ranked."""
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
@@ -9,8 +10,11 @@ from django.urls import reverse
 from leaderboard.devices import selectors
 
 LABEL = "reported by people measuring on their own devices with llama-bench: not measured by this server"
-OUTLIER_NOTE = ("A report more than 3× away from the median of the same file and device is an outlier: left out of "
-                "the medians until an admin accepts it.")
+OUTLIER_NOTE = ("Each account counts once (the median of its reports); a device's figure is confirmed when at least "
+                "two people agree within 3×. A report more than 3× away from the figure others confirmed is an "
+                "outlier: left out until an admin accepts it.")
+UNCONFIRMED_NOTE = ("Not confirmed yet: no second person's reports agree within 3×. Shown apart, never ranked and "
+                    "never in a median elsewhere.")
 
 
 def _rate(value) -> str:
@@ -33,19 +37,29 @@ def _ram(values) -> str:
     return ", ".join(f"{v:g} GB" for v in values) or "–"
 
 
+def _people(n: int) -> str:
+    return "1 person" if n == 1 else f"{n:,} people"
+
+
+def confirmed_text(row) -> str:
+    return f"confirmed by {_people(row['confirmed_by'])}" if row["confirmed"] else \
+        f"unconfirmed: {_people(row['people'])}"
+
+
 def table_row(row) -> dict:
     """A device table's row as shown: medians, the number of reports, their spread, and what they were measured with."""
     return {**row, "pp": _rate(row["pp_median"]), "tg": _rate(row["tg_median"]), "pp_spread": spread(row, "pp"),
             "tg_spread": spread(row, "tg"), "reports_text": _plural(row["reports"], "report"),
+            "confirmed_text": confirmed_text(row),
             "chips_text": ", ".join(row["chips"]) or "–", "ram_text": _ram(row["ram_gb"]),
             "builds_text": ", ".join(row["builds"]) or "–", "tests_text": " · ".join(row["tests"]) or "–"}
 
 
-def _summary(rows, reports: int) -> str:
-    if not reports:
-        return "No counted report yet: nothing to draw."
+def _summary(rows) -> str:
     shown = [r for r in rows if r["tg_median"] is not None]
-    parts = [f"{r['device']}: median {_rate(r['tg_median'])} tokens/s ({_plural(r['reports'], 'report')}, "
+    if not shown:
+        return "No confirmed figure yet: nothing to draw."
+    parts = [f"{r['device']}: median {_rate(r['tg_median'])} tokens/s ({r['confirmed_text']}, "
              f"{spread(r, 'tg')})" for r in shown[:6]]
     more = f"; and {len(shown) - 6} more devices" if len(shown) > 6 else ""
     return f"Generation speed on {_plural(len(shown), 'device')}, fastest first: {'; '.join(parts)}{more}."
@@ -56,19 +70,23 @@ def file_section(*, model, facts) -> dict | None:
     checkpoint's run or a file not made yet."""
     if model is None or not facts or not facts.get("sha256"):
         return None
-    rows = [table_row(r) for r in selectors.device_table(model_id=model.pk, sha256=facts["sha256"])]
-    reports, outliers = sum(r["reports"] for r in rows), sum(r["outliers"] for r in rows)
+    every = [table_row(r) for r in selectors.device_table(model_id=model.pk, sha256=facts["sha256"])]
+    rows, unconfirmed = [r for r in every if r["confirmed"]], [r for r in every if not r["confirmed"]]
+    reports, outliers = sum(r["reports"] for r in every), sum(r["outliers"] for r in every)
     query = urlencode({"hub_id": model.hub_id, "sha256": facts["sha256"]})
     return {
-        "rows": rows, "reports": reports, "outliers": outliers, "label": LABEL, "outlier_note": OUTLIER_NOTE,
-        "count_text": f"{_plural(reports, 'report')} from {_plural(sum(1 for r in rows if r['reports']), 'device')}"
+        "rows": rows, "unconfirmed": unconfirmed, "reports": reports, "outliers": outliers, "label": LABEL,
+        "outlier_note": OUTLIER_NOTE, "unconfirmed_note": UNCONFIRMED_NOTE,
+        "count_text": f"{_plural(reports, 'report')} from {_plural(len(every), 'device')}, "
+                      f"{_plural(len(rows), 'device')} confirmed"
                       + (f"; {_plural(outliers, 'outlier')} left out until reviewed" if outliers else ""),
         "upload_url": f"{reverse('device-report-upload')}?{query}",
         "csv_url": f"{reverse('api-device-speeds')}?{query}&format=csv",
-        "summary": _summary(rows, reports),
-        "empty": None if reports else "No counted report from a device yet: upload one to start the chart.",
+        "summary": _summary(rows),
+        "empty": None if rows else "No confirmed figure from a device yet: a device's figure is drawn once two people "
+                                   "agree.",
         "chart": {"devices": [{"name": r["device"], "median": r["tg_median"], "values": r["tg_values"],
-                               "outliers": r["outlier_tg_values"], "n": r["reports"], "spread": r["tg_spread"]}
+                               "outliers": r["outlier_tg_values"], "n": r["confirmed_by"], "spread": r["tg_spread"]}
                               for r in rows if r["tg_values"] or r["outlier_tg_values"]],
                   "label": LABEL},
     }
@@ -93,6 +111,7 @@ def device_choices(query: BoardQuery) -> dict:
 def board_rows(board) -> list[dict]:
     return [{**row, "tg": _rate(row["tg_median"]), "pp": _rate(row["pp_median"]), "tg_spread": spread(row, "tg"),
              "reports_text": _plural(row["reports"], "report"), "devices_text": _plural(row["devices"], "device"),
+             "confirmed_text": f"confirmed by {_people(row['confirmed_by'])}",
              "ram_text": _ram(row["ram_gb"]), "builds_text": ", ".join(row["builds"]) or "–"} for row in board.rows]
 
 
@@ -107,7 +126,7 @@ def board_scope(query: BoardQuery, names: dict) -> str:
 
 def board_chart(rows, scope: str) -> dict:
     return {"points": [{"hub": r["hub_id"], "file": r["file"], "quant": r["quantization"], "gen": r["tg_median"],
-                        "acc": r["accuracy"], "lo": r["ci95_low"], "hi": r["ci95_high"], "n": r["reports"],
+                        "acc": r["accuracy"], "lo": r["ci95_low"], "hi": r["ci95_high"], "n": r["confirmed_by"],
                         "pareto": r["pareto"]} for r in rows], "scope": scope, "label": LABEL}
 
 
@@ -115,7 +134,7 @@ def board_summary(rows, scope: str) -> str:
     """The per-device chart in words: the fastest files and the frontier."""
     if not rows:
         return ""
-    fastest = "; ".join(f"{r['file']}: {_rate(r['tg_median'])} tokens/s ({_plural(r['reports'], 'report')}), "
+    fastest = "; ".join(f"{r['file']}: {_rate(r['tg_median'])} tokens/s ({r['confirmed_text']}), "
                         f"{r['accuracy']:.2f}% accurate" for r in rows[:3])
     frontier = ", ".join(r["file"] for r in rows if r["pareto"])
     return f"{_plural(len(rows), 'file')} measured on {scope}, fastest first: {fastest}. Pareto frontier: {frontier}."

@@ -12,7 +12,7 @@ from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.boards import device_board
 from leaderboard.core.errors import DomainError
 from leaderboard.core.throttling import post_wait
-from leaderboard.devices import services
+from leaderboard.devices import services, throttles
 from leaderboard.devices.device_fields import RAM_GB
 from leaderboard.devices.llama_bench import loads
 from leaderboard.devices.refusals import MALFORMED, ReportRefused
@@ -52,9 +52,10 @@ def upload(request):
         return render(request, "frontend/device_report_upload.html", {"form": DeviceReportForm(), "refusal": refusal},
                       status=413)
     if request.method == "POST":
-        wait = post_wait(request, scope="device-reports", rate_setting="DEVICE_REPORT_THROTTLE_RATE")
-        if wait is not None:
-            return throttled(request, "device-report", wait)
+        waits = [post_wait(request, scope=throttles.SCOPE, rate_setting=throttles.RATE_SETTING),
+                 throttles.client_wait(request)]
+        if any(w is not None for w in waits):
+            return throttled(request, "device-report", max(w for w in waits if w is not None))
     form = DeviceReportForm(request.POST or None, request.FILES or None,
                             initial={k: request.GET.get(k, "")[:300] for k in ("hub_id", "sha256")})
     refusal = None
@@ -67,7 +68,12 @@ def upload(request):
         else:
             return redirect(reverse("model-detail", args=[report.model.hub_id]) + "#device-reports")
     return render(request, "frontend/device_report_upload.html", {"form": form, "refusal": refusal},
-                  status=400 if request.method == "POST" else 200)
+                  status=refusal.status if refusal else 400 if request.method == "POST" else 200)
+
+
+def _printable(text: str) -> str:
+    """A typed filter without control characters (PostgreSQL refuses a NUL in any text)."""
+    return "".join(c for c in text if c.isprintable()).strip()
 
 
 def _float(request, name, low, high):
@@ -83,7 +89,7 @@ def _query_string(query: payload.BoardQuery) -> str:
 def what_runs_well(request):
     benchmark = common.benchmark_from(request)
     query = payload.BoardQuery(benchmark=benchmark.slug, shots=common.shots_from(request),
-                               device=request.GET.get("device", "").strip()[:110],
+                               device=_printable(request.GET.get("device", ""))[:110],
                                ram_gb=_float(request, "ram_gb", *RAM_GB),
                                min_accuracy=_float(request, "min_accuracy", 0, 100))
     board = device_board.board(benchmark=benchmark, shots=query.shots, device=query.device, ram_gb=query.ram_gb,

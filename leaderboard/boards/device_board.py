@@ -1,11 +1,13 @@
 """What runs well on my phone (issue 25): the On-device board's files (ondevice.py: open validation split, accuracy as
 the board publishes it) with the speeds people measured with llama-bench on one device, or on devices with a given
-RAM (devices.selectors: medians of the counted reports, their number and spread), fastest first. "At a given
+RAM (devices.selectors: confirmed figures, the people confirming them and their spread), fastest first. "At a given
 accuracy": min_accuracy keeps the files at least that accurate, and the Pareto frontier of accuracy against the
 device's generation speed (pareto.py) marks the files no other is both faster and more accurate than.
 
-Files without a counted report on the chosen device are not listed: nothing was measured there. The server's cost
-profile is never mixed in: its figures stay on the On-device board, labelled as a server CPU's."""
+Only confirmed figures rank here (devices/consensus.py: at least two accounts agree within 3×): a file whose speeds
+on the chosen devices are unconfirmed, or not measured, is not listed, and over several devices a file's median is
+over its confirmed devices' figures, one each. The server's cost profile is never mixed in: its figures stay on the
+On-device board, labelled as a server CPU's."""
 from dataclasses import dataclass
 
 from leaderboard.devices import selectors as device_selectors
@@ -13,8 +15,8 @@ from leaderboard.devices import selectors as device_selectors
 from . import ondevice, pareto
 
 _FILE = ("hub_id", "run_id", "file", "file_sha256", "file_bytes", "quantization", "accuracy", "ci95_low", "ci95_high")
-_SPEED = ("reports", "devices", "outliers", "tg_median", "tg_min", "tg_max", "pp_median", "pp_min", "pp_max",
-          "builds", "chips", "ram_gb", "tests")
+_SPEED = ("reports", "devices", "outliers", "confirmed_by", "unconfirmed_devices", "tg_median", "tg_min", "tg_max",
+          "pp_median", "pp_min", "pp_max", "builds", "chips", "ram_gb", "tests")
 COLUMNS = [*_FILE, *_SPEED, "pareto"]
 FRONTIER_NOTE = "Pareto frontier: no file is both faster on these devices and more accurate"
 
@@ -22,7 +24,7 @@ FRONTIER_NOTE = "Pareto frontier: no file is both faster on these devices and mo
 @dataclass
 class DeviceBoard:
     rows: list[dict]  # the files kept, fastest generation first, each with `pareto`
-    measured: int  # board files with a counted report under the device filters (before min_accuracy)
+    measured: int  # board files with a confirmed figure under the device filters (before min_accuracy)
     frontier: list  # run ids on the frontier, fastest first
 
 
@@ -36,7 +38,7 @@ def board(*, benchmark, shots=0, version=None, device="", ram_gb=None, min_accur
     rows = []
     for row in files:
         speed = speeds.get((row["hub_id"].lower(), row["file_sha256"]))
-        if speed and speed["reports"] and speed["tg_median"] is not None:
+        if speed and speed["confirmed"] and speed["tg_median"] is not None:
             rows.append({**{name: row[name] for name in _FILE}, **{name: speed[name] for name in _SPEED}})
     kept = [r for r in rows if min_accuracy is None or (r["accuracy"] is not None and r["accuracy"] >= min_accuracy)]
     frontier = pareto.frontier([(r["run_id"], r["tg_median"], r["accuracy"]) for r in kept], lower_is_better=False)

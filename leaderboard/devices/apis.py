@@ -14,7 +14,7 @@ from leaderboard.core.csv_http import CSVRenderer, streaming_csv
 from leaderboard.core.throttling import PostThrottling
 from leaderboard.submissions.serializers import ErrorSerializer
 
-from . import selectors, services
+from . import selectors, services, throttles
 from .refusals import MALFORMED, ReportRefused
 from .serializers import (DeviceBoardQuerySerializer, DeviceBoardRowSerializer, DeviceReportInputSerializer,
                           DeviceReportSerializer, ReportQuerySerializer, SpeedQuerySerializer, SpeedRowSerializer)
@@ -24,13 +24,19 @@ SPEED_COLUMNS = list(SpeedRowSerializer().fields)
 
 
 class DeviceReportListCreateApi(PostThrottling, BaseApi):
-    throttle_scope = "device-reports"
-    throttle_rate_setting = "DEVICE_REPORT_THROTTLE_RATE"
+    throttle_scope = throttles.SCOPE
+    throttle_rate_setting = throttles.RATE_SETTING
     throttle_what = "device reports"
     permission_classes = [IsAuthenticatedOrReadOnly]
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
     pagination_class = Pagination
     query_serializer = ReportQuerySerializer
+
+    def get_throttles(self):
+        return [*super().get_throttles(), throttles.ClientPostThrottle()]
+
+    def throttled(self, request, wait):
+        raise throttles.throttled(wait)
 
     def initial(self, request, *args, **kwargs):
         if request.method == "POST" and (refusal := services.request_too_large(request.META.get("CONTENT_LENGTH"))):
@@ -39,7 +45,8 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
 
     @extend_schema(parameters=[ReportQuerySerializer, FORMAT_PARAM], responses=DeviceReportSerializer(many=True),
                    description="Speed reports measured with llama-bench on people's own devices, newest first "
-                               "(hidden reports never). Each names the board file it was matched to.")
+                               "(hidden reports never, nor those of a file no longer on the board: a hidden run, "
+                               "submission or model). Each names the board file it was matched to.")
     def get(self, request):
         reports = selectors.filtered_reports(**self.query()).prefetch_related("tests")
         if self.wants_csv():
@@ -55,7 +62,7 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
                                "ran on. Matched by sha256 when given, else by file name and llama-bench's model_size; "
                                "refused with a code (REPORT_MALFORMED, REPORT_FIELD_TOO_LONG, REPORT_OUT_OF_BOUNDS, "
                                "REPORT_ABSURD_SPEED, REPORT_MIXED_FILES, NO_MATCHING_FILE, AMBIGUOUS_FILE, "
-                               "FILE_MISMATCH) and nothing stored otherwise.")
+                               "FILE_MISMATCH; 429 REPORT_NEW_DEVICE_QUOTA, THROTTLED) and nothing stored otherwise.")
     def post(self, request):
         body = request.data
         if not isinstance(body, dict) or set(body) - set(BODY_FIELDS):
@@ -72,8 +79,10 @@ class DeviceSpeedsApi(BaseApi):
     query_serializer = SpeedQuerySerializer
 
     @extend_schema(parameters=[SpeedQuerySerializer, FORMAT_PARAM], responses=SpeedRowSerializer(many=True),
-                   description="Generation and prompt tokens/s per board file and device: medians of the counted "
-                               "reports, their number and spread (lowest, highest), outliers left out, llama.cpp "
+                   description="Generation and prompt tokens/s per board file and device: one vote per account "
+                               "(the median of its counted reports), confirmed when at least two accounts agree "
+                               "within 3x (then the median of the agreeing votes, confirmed_by people) and labelled "
+                               "unconfirmed otherwise; spread (lowest, highest vote), outliers left out, llama.cpp "
                                "builds. Measured on people's devices: never mixed into the server's cost profile.")
     def get(self, request):
         rows = selectors.speed_rows(selectors.filtered_reports(**self.query()))

@@ -36,14 +36,23 @@ def _model_size(run) -> int | None:
     return None if profile.get("error") else profile.get("model_size")
 
 
-def board_files(where: Q | None = None, *, hub_id: str = "") -> list[BoardFile]:
-    """The board's GGUF files whose runs match `where` (a filter on results), one per model entry and sha256."""
+def _results(where: Q | None = None, *, hub_id: str = ""):
     results = visible_results(protocol=None, run__backend=LLAMACPP, model__isnull=False) \
         .filter(where or Q()).exclude(split__in=SEALED_SPLITS)
-    if hub_id:
-        results = results.filter(model__hub_id__iexact=hub_id)
+    return results.filter(model__hub_id__iexact=hub_id) if hub_id else results
+
+
+def board_file_keys() -> set[tuple[int, str]]:
+    """(model entry, sha256) of every board file: a device report is shown only while its file is one. A hidden run,
+    submission or model entry leaves the board (visible_results), and its reports with it."""
+    rows = _results().values_list("model_id", "run__model_files__0__sha256", "run__gguf_recipe__sha256")
+    return {(model_id, submitted or made) for model_id, submitted, made in rows if submitted or made}
+
+
+def board_files(where: Q | None = None, *, hub_id: str = "") -> list[BoardFile]:
+    """The board's GGUF files whose runs match `where` (a filter on results), one per model entry and sha256."""
     files = {}
-    for result in results:
+    for result in _results(where, hub_id=hub_id):
         facts = file_facts(result.run)
         if not facts or not facts.get("sha256"):
             continue  # a file not made yet

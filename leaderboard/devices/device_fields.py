@@ -5,6 +5,7 @@ through core/csv.py. Pure: no Django.
 Reports are grouped by device: make and model, case and spacing ignored (``device_key``), so "Google Pixel 8" and
 "google  pixel 8" are one device. Chip and RAM are shown beside it (a model may come with more than one)."""
 import math
+import unicodedata
 from dataclasses import dataclass
 
 from .refusals import MALFORMED, OUT_OF_BOUNDS, clean_text
@@ -33,8 +34,9 @@ class Device:
 
 
 def device_key(make: str, model: str) -> str:
-    """Which device a report is of: make and model, lower-case, spaces collapsed."""
-    return " ".join(f"{make} {model}".casefold().split())
+    """Which device a report is of: make and model, NFKC then casefold (so "ＰＩＸＥＬ" and "pixel" are one device),
+    spaces collapsed. It may be longer than what was typed ('ﬃ' is 'ffi'): services check it fits its column."""
+    return " ".join(unicodedata.normalize("NFKC", f"{make} {model}").casefold().split())
 
 
 def _ram(value, problems: dict) -> float:

@@ -28,11 +28,15 @@ import json
 import math
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta, timezone
+
+from leaderboard.core.csv import formula_lead
 
 from .refusals import ABSURD_SPEED, MALFORMED, MIXED_FILES, OUT_OF_BOUNDS, ReportRefused, clean_text, raise_first
 
-MAX_TESTS = 64  # test objects in one report: a thread sweep of a few sizes
+MAX_TESTS = 64
+# A test's time: llama-bench first shipped in 2023 (llama.cpp began that March); a clock a day ahead is a time zone.
+EARLIEST_TEST = datetime(2023, 1, 1, tzinfo=timezone.utc)  # test objects in one report: a thread sweep of a few sizes
 # String fields: llama-bench's own fields, and the device fields typed by a person. Longer is refused, not cut.
 TEXT_LIMITS = {"model_filename": 300, "model_type": 100, "build_commit": 40, "backends": 100, "cpu_info": 200,
                "gpu_info": 200}
@@ -114,10 +118,19 @@ def _time(value, where: str, problems: dict) -> datetime | None:
                                                   f"2025-01-31T12:00:00Z, not {value!r:.40}")
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        when = datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(timezone.utc)
     except ValueError:
         problems.setdefault(MALFORMED, []).append(f"{where}: test_time {value!r} is not a real date")
         return None
+    except OverflowError:  # before year 1 or after 9999 in UTC: no datetime holds it
+        when = None
+    latest = datetime.now(timezone.utc) + timedelta(days=1)
+    if when is None or not EARLIEST_TEST <= when <= latest:
+        problems.setdefault(OUT_OF_BOUNDS, []).append(
+            f"{where}: test_time {value} is outside {EARLIEST_TEST:%Y-%m-%d}..{latest:%Y-%m-%d} (UTC): llama-bench "
+            "prints the time the test started; run it again with the device's clock set")
+        return None
+    return when
 
 
 def _absurd(test: BenchTest, model_size: int | None, where: str) -> list[str]:
@@ -148,6 +161,10 @@ def _test(item, index: int, problems: dict) -> tuple[BenchTest | None, dict]:
         return None, {}
     texts = {name: clean_text(item[name], f"{where}: {name}", limit, problems, required=name == "model_filename")
              for name, limit in TEXT_LIMITS.items()}
+    if formula_lead(file_name_of(texts["model_filename"])):  # what is stored is the path's last part
+        problems.setdefault(MALFORMED, []).append(
+            f"{where}: model_filename's file name {file_name_of(texts['model_filename'])[:40]!r} starts with "
+            f"{file_name_of(texts['model_filename'])[0]!r}, which a spreadsheet would run as a formula")
     ints = {name: _int(item, name, where, problems) for name in INT_BOUNDS}
     avg, sd = _speed(item, "avg_ts", where, problems), _speed(item, "stddev_ts", where, problems)
     when = _time(item["test_time"], where, problems)

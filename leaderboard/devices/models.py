@@ -3,13 +3,12 @@
 A report is owned by the account that uploaded it, names the board file it was matched to (the model entry and the
 file's sha256: a file's identity), the device it ran on, and keeps llama-bench's figures: each test, and the
 report's fastest prompt-processing and generation test (llama_bench.py). They are shown beside the server's cost
-profile, never mixed into it. A report more than OUTLIER_FACTOR times away from the median of the same file and
-device is an outlier, left out of medians until an admin accepts it; an admin may hide any report. Both are audited.
+profile, never mixed into it. A report more than 3 times away from the confirmed figure of the other accounts for the
+same file and device (consensus.py) is an outlier, left out of medians until an admin accepts it; an admin may hide
+any report. Both are audited.
 """
 from django.conf import settings
 from django.db import models
-
-OUTLIER_FACTOR = 3.0
 
 
 class ReportStatus(models.TextChoices):

@@ -4,7 +4,8 @@ naming the field and where), so one corrected upload is enough; and the check of
 Codes (each a 400): REPORT_MALFORMED (not llama-bench's JSON, a field missing or of the wrong type, control or
 formula characters in a text), REPORT_FIELD_TOO_LONG, REPORT_OUT_OF_BOUNDS (sizes, threads, RAM), REPORT_ABSURD_SPEED
 (negative, zero or faster than any device), REPORT_MIXED_FILES (tests of two files or builds). Matching the file
-(services.py) adds NO_MATCHING_FILE, AMBIGUOUS_FILE and FILE_MISMATCH. Pure: no Django.
+(services.py) adds NO_MATCHING_FILE, AMBIGUOUS_FILE and FILE_MISMATCH; an account past its daily new device names
+gets REPORT_NEW_DEVICE_QUOTA (429). Pure: no Django.
 """
 import unicodedata
 
@@ -13,6 +14,7 @@ from leaderboard.core.errors import DomainError
 
 MALFORMED, TOO_LONG, OUT_OF_BOUNDS, ABSURD_SPEED, MIXED_FILES = (
     "REPORT_MALFORMED", "REPORT_FIELD_TOO_LONG", "REPORT_OUT_OF_BOUNDS", "REPORT_ABSURD_SPEED", "REPORT_MIXED_FILES")
+NEW_DEVICE_QUOTA = "REPORT_NEW_DEVICE_QUOTA"
 ORDER = (MALFORMED, TOO_LONG, OUT_OF_BOUNDS, ABSURD_SPEED, MIXED_FILES)  # the first kind found is the refusal's code
 SHOWN = 10  # problems listed, then "... and N more"
 HINT = ("upload the JSON array `llama-bench -m FILE.gguf -o json` prints, unedited, for one file, with the device's "
@@ -26,7 +28,8 @@ class ReportRefused(DomainError):
         self.problems = list(problems)
         more = len(self.problems) - SHOWN
         shown = self.problems[:SHOWN] + ([f"... and {more} more"] if more > 0 else [])
-        super().__init__(code, "the device report was refused: " + "; ".join(shown), hint, problems=shown, **extra)
+        super().__init__(code, "the device report was refused: " + "; ".join(shown), hint,
+                         429 if code == NEW_DEVICE_QUOTA else None, problems=shown, **extra)
 
 
 def raise_first(problems: dict) -> None:

@@ -1,17 +1,29 @@
-"""Reads of device reports: the reports (hidden ones and those of hidden models never), a file's device table, speeds
+"""Reads of device reports: the reports (only while their file is on the board: a hidden run, submission or model
+entry takes its reports off every page, table, median and API; hidden reports never), a file's device table, speeds
 per file and device with filters, and the devices and RAM sizes reported.
 
-A group's figures (``summary``) are the medians over its counted reports (outliers wait for an admin, models.py),
-with the number of reports, their spread (lowest and highest), the number of outliers left out, and the llama.cpp
-builds, chips, RAM sizes and test sizes seen. A report's figure is its fastest test of each kind."""
+A group's figures (``summary``) count people, not reports (consensus.py): each account's counted reports of one file
+on one device are one vote, their median; the figure is confirmed when at least two accounts agree within 3×, and is
+then the median of the agreeing accounts' votes, with their spread (lowest and highest vote). An unconfirmed figure is
+the median of every vote, labelled so; it never ranks the board nor enters a median over devices. Outliers wait for
+an admin (models.py). A report's figure is its fastest test of each kind."""
 import statistics
+from functools import reduce
+from operator import or_
 
+from django.db.models import Q
+
+from . import board_files, consensus
 from .device_fields import device_key
 from .models import COUNTED_STATUSES, DeviceReport
 
 
 def visible_reports(**filters):
-    return (DeviceReport.objects.filter(hidden=False, model__hidden=False, **filters)
+    keys = board_files.board_file_keys()
+    if not keys:
+        return DeviceReport.objects.none()
+    on_board = reduce(or_, (Q(model_id=model_id, file_sha256=sha256) for model_id, sha256 in sorted(keys)))
+    return (DeviceReport.objects.filter(on_board, hidden=False, model__hidden=False, **filters)
             .select_related("model", "owner").order_by("-created_at", "-pk"))
 
 
@@ -33,25 +45,60 @@ def filtered_reports(*, hub_id="", sha256="", device="", ram_gb=None, status="")
 
 
 def _spread(values) -> dict:
+    values = list(values)
     return {"median": statistics.median(values) if values else None, "min": min(values, default=None),
             "max": max(values, default=None)}
 
 
+def agreement(counted) -> consensus.Consensus:
+    """The consensus of a group's counted reports: on generation speed, or prompt speed where none has one."""
+    ballots = consensus.votes((r.owner_id, r.tg_tokens_per_s) for r in counted) \
+        or consensus.votes((r.owner_id, r.pp_tokens_per_s) for r in counted)
+    return consensus.consensus(ballots)
+
+
 def summary(reports) -> dict:
-    """The figures of a group of reports (newest first)."""
+    """The figures of one file on one device (a group of reports, newest first): the votes of the accounts that make
+    its figure (consensus.py), whether it is confirmed and by how many people."""
     counted = [r for r in reports if r.status in COUNTED_STATUSES]
-    pp = _spread([r.pp_tokens_per_s for r in counted if r.pp_tokens_per_s])
-    tg = _spread([r.tg_tokens_per_s for r in counted if r.tg_tokens_per_s])
-    sizes = {f"pp{r.pp_tokens}" for r in counted if r.pp_tokens} | {f"tg{r.tg_tokens}" for r in counted if r.tg_tokens}
+    agreed = agreement(counted)
+    people = set(agreed.people)
+    kept = [r for r in counted if r.owner_id in people]
+    pp = _spread(consensus.votes((r.owner_id, r.pp_tokens_per_s) for r in kept).values())
+    tg = _spread(consensus.votes((r.owner_id, r.tg_tokens_per_s) for r in kept).values())
+    sizes = {f"pp{r.pp_tokens}" for r in kept if r.pp_tokens} | {f"tg{r.tg_tokens}" for r in kept if r.tg_tokens}
     return {
         "reports": len(counted), "outliers": len(reports) - len(counted),
+        "people": len({r.owner_id for r in counted}), "confirmed": agreed.confirmed,
+        "confirmed_by": agreed.confirmed_by,
         "pp_median": pp["median"], "pp_min": pp["min"], "pp_max": pp["max"],
         "tg_median": tg["median"], "tg_min": tg["min"], "tg_max": tg["max"],
-        "builds": sorted({r.build_commit for r in counted if r.build_commit}),
-        "chips": sorted({r.chip for r in counted}), "ram_gb": sorted({r.ram_gb for r in counted}),
+        "builds": sorted({r.build_commit for r in kept if r.build_commit}),
+        "chips": sorted({r.chip for r in kept}), "ram_gb": sorted({r.ram_gb for r in kept}),
         "tests": sorted(sizes, key=lambda s: (s[:2], int(s[2:]))),
-        "charging": sum(r.charging for r in counted),
+        "charging": sum(r.charging for r in kept),
+        "_people": people,
     }
+
+
+def across_devices(figures: list[dict]) -> dict:
+    """One file's figures over several devices: only confirmed devices, each one value (its figure); the medians of
+    those, the spread of the confirming people's votes."""
+    confirmed = [f for f in figures if f["confirmed"]]
+    people = set().union(*(f["_people"] for f in confirmed)) if confirmed else set()
+    out = {"reports": sum(f["reports"] for f in confirmed), "outliers": sum(f["outliers"] for f in confirmed),
+           "people": len(people), "confirmed": bool(confirmed), "confirmed_by": len(people),
+           "unconfirmed_devices": len(figures) - len(confirmed), "charging": sum(f["charging"] for f in confirmed)}
+    for kind in ("pp", "tg"):
+        medians = [f[f"{kind}_median"] for f in confirmed if f[f"{kind}_median"] is not None]
+        out[f"{kind}_median"] = statistics.median(medians) if medians else None
+        out[f"{kind}_min"] = min((f[f"{kind}_min"] for f in confirmed if f[f"{kind}_min"] is not None), default=None)
+        out[f"{kind}_max"] = max((f[f"{kind}_max"] for f in confirmed if f[f"{kind}_max"] is not None), default=None)
+    for name in ("builds", "chips", "ram_gb"):
+        out[name] = sorted(set().union(*(f[name] for f in confirmed))) if confirmed else []
+    out["tests"] = sorted(set().union(*(f["tests"] for f in confirmed)) if confirmed else [],
+                          key=lambda s: (s[:2], int(s[2:])))
+    return out
 
 
 def _groups(reports, key) -> dict:
@@ -65,41 +112,52 @@ def _by_speed(row):
     return (row["tg_median"] is None, -(row["tg_median"] or 0), row.get("device", "").lower())
 
 
+def _public(figures: dict) -> dict:
+    return {k: v for k, v in figures.items() if not k.startswith("_")}
+
+
 def device_table(*, model_id: int, sha256: str) -> list[dict]:
-    """One file's devices, fastest generation first: each device (as its newest report names it) with its summary,
-    and the generation speeds of its counted reports and of its outliers (the chart's points)."""
+    """One file's devices, confirmed first, then fastest generation first: each device (as its newest report names
+    it) with its summary, and the generation speeds of the reports its figure counts and of the others (outliers,
+    and the reports of accounts that do not agree with it): the chart's points."""
     reports = list(visible_reports(model_id=model_id, file_sha256=sha256))
     rows = []
     for key, group in _groups(reports, lambda r: r.device_key).items():
-        counted = [r for r in group if r.status in COUNTED_STATUSES]
-        rows.append({"device_key": key, "device": group[0].device_name, **summary(group),
-                     "tg_values": [r.tg_tokens_per_s for r in counted if r.tg_tokens_per_s],
-                     "outlier_tg_values": [r.tg_tokens_per_s for r in group
-                                           if r not in counted and r.tg_tokens_per_s]})
-    return sorted(rows, key=_by_speed)
+        figures = summary(group)
+        kept = [r for r in group if r.status in COUNTED_STATUSES and r.owner_id in figures["_people"]]
+        rows.append({"device_key": key, "device": group[0].device_name, **_public(figures),
+                     "tg_values": [r.tg_tokens_per_s for r in kept if r.tg_tokens_per_s],
+                     "outlier_tg_values": [r.tg_tokens_per_s for r in group if r not in kept and r.tg_tokens_per_s]})
+    return sorted(rows, key=lambda row: (not row["confirmed"], *_by_speed(row)))
 
 
 def speed_rows(reports, *, by_device: bool = True) -> list[dict]:
-    """Speeds per file (model entry and sha256) and, by_device, per device, of `reports` (filtered_reports)."""
-    def key(r):
-        return (r.model_id, r.file_sha256, r.device_key if by_device else "")
-
+    """Speeds per file (model entry and sha256) and, by_device, per device (confirmed or not, labelled), of `reports`
+    (filtered_reports). Without by_device, a file's row is over its confirmed devices only (across_devices)."""
     rows = []
-    for (_, sha256, dkey), group in _groups(list(reports), key).items():
+    for (_, sha256), group in _groups(list(reports), lambda r: (r.model_id, r.file_sha256)).items():
         first = group[0]
-        rows.append({"hub_id": first.model.hub_id, "file": first.file_name, "file_sha256": sha256,
-                     "quantization": first.model.quantization, "device_key": dkey,
-                     "device": first.device_name if by_device else "",
-                     "devices": len({r.device_key for r in group}), **summary(group)})
-    return sorted(rows, key=lambda r: (r["hub_id"].lower(), *_by_speed(r)))
+        file = {"hub_id": first.model.hub_id, "file": first.file_name, "file_sha256": sha256,
+                "quantization": first.model.quantization}
+        per_device = _groups(group, lambda r: r.device_key)
+        if by_device:
+            rows += [{**file, "device_key": key, "device": reports_of[0].device_name, "devices": 1,
+                      **_public(summary(reports_of))} for key, reports_of in per_device.items()]
+        else:
+            rows.append({**file, "device_key": "", "device": "", "devices": 0,
+                         **across_devices([summary(reports_of) for reports_of in per_device.values()])})
+            rows[-1]["devices"] = len(per_device) - rows[-1]["unconfirmed_devices"]
+    return sorted(rows, key=lambda r: (r["hub_id"].lower(), not r["confirmed"], *_by_speed(r)))
 
 
 def devices() -> list[dict]:
-    """The devices reported (key, name as the newest report spells it, counted reports), by name."""
-    rows = {}
-    for key, make, model, status in visible_reports().values_list("device_key", "make", "device_model", "status"):
-        row = rows.setdefault(key, {"key": key, "name": f"{make} {model}", "reports": 0})
-        row["reports"] += status in COUNTED_STATUSES
+    """The devices with a confirmed figure of some file (key, name as the newest report spells it, counted reports of
+    those files), by name: an invented name no second person confirmed is no choice on the board."""
+    rows: dict = {}
+    for row in speed_rows(visible_reports()):
+        if row["confirmed"]:
+            entry = rows.setdefault(row["device_key"], {"key": row["device_key"], "name": row["device"], "reports": 0})
+            entry["reports"] += row["reports"]
     return sorted(rows.values(), key=lambda r: r["name"].lower())
 
 

@@ -85,8 +85,8 @@ class DeviceReportSerializer(serializers.Serializer):
     prompt = serializers.SerializerMethodField()
     generation = serializers.SerializerMethodField()
     status = serializers.ChoiceField(choices=ReportStatus.choices,
-                                     help_text="counted; outlier: left out of medians until an admin accepts it; "
-                                               "accepted")
+                                     help_text="counted; outlier: more than 3x away from the figure other accounts "
+                                               "confirmed, left out of medians until an admin accepts it; accepted")
     measured_at = serializers.DateTimeField()
     created_at = serializers.DateTimeField()
     tests = BenchTestSerializer(many=True, source="tests.all")
@@ -117,12 +117,17 @@ class SpeedRowSerializer(serializers.Serializer):
     device_key = serializers.CharField(help_text="make and model, lower-case; empty when rows are per file")
     device = serializers.CharField()
     devices = serializers.IntegerField(help_text="devices among the reports")
-    reports = serializers.IntegerField(help_text="counted reports (the medians' n)")
+    reports = serializers.IntegerField(help_text="counted reports")
     outliers = serializers.IntegerField(help_text="reports left out until an admin accepts them")
-    pp_median = serializers.FloatField(allow_null=True, help_text="prompt processing tokens/s, median of reports")
+    people = serializers.IntegerField(help_text="accounts with counted reports: one vote each, the median of theirs")
+    confirmed = serializers.BooleanField(help_text="at least two accounts agree within 3x; an unconfirmed figure is "
+                                                   "the median of every vote, never ranked on the board")
+    confirmed_by = serializers.IntegerField(help_text="the accounts whose agreeing votes make the figure (0 when "
+                                                      "unconfirmed)")
+    pp_median = serializers.FloatField(allow_null=True, help_text="prompt processing tokens/s, median of the votes")
     pp_min = serializers.FloatField(allow_null=True)
     pp_max = serializers.FloatField(allow_null=True)
-    tg_median = serializers.FloatField(allow_null=True, help_text="generation tokens/s, median of reports")
+    tg_median = serializers.FloatField(allow_null=True, help_text="generation tokens/s, median of the votes")
     tg_min = serializers.FloatField(allow_null=True)
     tg_max = serializers.FloatField(allow_null=True)
     builds = serializers.ListField(child=serializers.CharField(), help_text="llama.cpp builds (build_commit)")
@@ -168,10 +173,13 @@ class DeviceBoardRowSerializer(serializers.Serializer):
     accuracy = serializers.FloatField(allow_null=True, help_text="percent, the On-device board's figure")
     ci95_low = serializers.FloatField(allow_null=True)
     ci95_high = serializers.FloatField(allow_null=True)
-    reports = serializers.IntegerField(help_text="counted reports on these devices (the medians' n)")
-    devices = serializers.IntegerField()
+    reports = serializers.IntegerField(help_text="counted reports on the confirmed devices")
+    devices = serializers.IntegerField(help_text="devices with a confirmed figure")
     outliers = serializers.IntegerField(help_text="reports left out until an admin accepts them")
-    tg_median = serializers.FloatField(help_text="generation tokens/s on these devices, median of reports")
+    confirmed_by = serializers.IntegerField(help_text="people whose agreeing votes make the devices' figures")
+    unconfirmed_devices = serializers.IntegerField(help_text="devices whose figure no second person confirmed yet: "
+                                                             "left out")
+    tg_median = serializers.FloatField(help_text="generation tokens/s: the median of the confirmed devices' figures")
     tg_min = serializers.FloatField()
     tg_max = serializers.FloatField()
     pp_median = serializers.FloatField(allow_null=True)

@@ -1,22 +1,28 @@
-"""Writes of device reports: intake (checked completely, matched to one board file, stored in one transaction: a
-refused report stores nothing), the outlier rule, and an admin's hide and accept (audited).
+"""Writes of device reports: intake (checked completely, every value against its column as stored, matched to one
+board file, stored in one transaction: a refused report stores nothing), the outlier rule (against the confirmed
+figure of the other accounts, consensus.py), the physical limit of the device class (bandwidth.py), an account's
+daily new device names, and an admin's hide and accept (audited).
 
 The API, the upload page and `manage.py device_report` all call ``report_create``."""
 import re
 import statistics
+from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import Min
+from django.utils import timezone
 
 from leaderboard.core.audit import audit_record
 from leaderboard.core.errors import DomainError
 from leaderboard.submissions.models import ModelEntry
 
-from . import board_files
+from . import bandwidth, board_files, columns, consensus
 from .device_fields import Device, parse_device
 from .llama_bench import BenchReport, parse_report
-from .models import COUNTED_STATUSES, OUTLIER_FACTOR, DeviceReport, DeviceTest, MatchedBy, ReportStatus
-from .refusals import MALFORMED, clean_text, raise_first
+from .models import COUNTED_STATUSES, DeviceReport, DeviceTest, MatchedBy, ReportStatus
+from .refusals import ABSURD_SPEED, MALFORMED, NEW_DEVICE_QUOTA, ReportRefused, clean_text, raise_first
 
 SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 HUB_ID_LIMIT = 300
@@ -92,16 +98,17 @@ def match_file(bench: BenchReport, *, sha256: str = "", hub_id: str = "") -> tup
     return file, how
 
 
-def _outlier(reports, pp, tg) -> bool:
-    """Is a report with these figures more than OUTLIER_FACTOR times away from the median of `reports` (the counted
-    reports of the same file and device), on either figure?"""
-    for name, value in (("pp_tokens_per_s", pp), ("tg_tokens_per_s", tg)):
-        known = [getattr(r, name) for r in reports if getattr(r, name)]
-        if value and known:
-            median = statistics.median(known)
-            if value > median * OUTLIER_FACTOR or value * OUTLIER_FACTOR < median:
-                return True
-    return False
+def _outlier(peers, *, owner_id, pp, tg) -> bool:
+    """Is a report with these figures more than OUTLIER_FACTOR times away from the confirmed figure of the other
+    accounts' counted reports of the same file and device (`peers`), on either figure? Never judged against its own
+    account's reports, and not at all while the others have no confirmed figure (consensus.py)."""
+    others = [r for r in peers if r.owner_id != owner_id]
+    agreed = consensus.consensus(consensus.votes((r.owner_id, r.tg_tokens_per_s) for r in others))
+    if not agreed.confirmed:
+        return False
+    pp_votes = consensus.votes((r.owner_id, r.pp_tokens_per_s) for r in others if r.owner_id in agreed.people)
+    pp_figure = statistics.median(pp_votes.values()) if pp_votes else None
+    return consensus.outside(tg, agreed.median) or consensus.outside(pp, pp_figure)
 
 
 def _figures(bench: BenchReport) -> dict:
@@ -114,40 +121,78 @@ def _figures(bench: BenchReport) -> dict:
     return out
 
 
-def _store(*, user, file, how, bench: BenchReport, device: Device) -> DeviceReport:
+def _report_fields(bench: BenchReport, device: Device) -> dict:
+    """What a report stores of the report and the device, as stored (columns.check reads exactly this)."""
+    return dict(file_name=bench.file_name, device_key=device.key, make=device.make, device_model=device.model,
+                chip=device.chip, ram_gb=device.ram_gb, os_version=device.os_version, charging=device.charging,
+                model_size=bench.model_size, model_type=bench.model_type, build_commit=bench.build_commit,
+                build_number=bench.build_number, backends=bench.backends, cpu_info=bench.cpu_info,
+                gpu_info=bench.gpu_info, measured_at=min(t.test_time for t in bench.tests), **_figures(bench))
+
+
+def _physical(bench: BenchReport, device: Device, problems: dict) -> None:
+    test = bench.fastest("tg")
+    why = bandwidth.too_fast(test and test.avg_ts, bench.model_size, device.os_version)
+    if why:
+        problems.setdefault(ABSURD_SPEED, []).append(why)
+
+
+def _new_device_quota(user, device: Device) -> None:
+    """An account may report DEVICE_REPORT_NEW_DEVICES_PER_DAY device names it never reported before, a day: invented
+    names are how one account spreads its votes."""
+    mine = DeviceReport.objects.filter(owner=user)
+    if mine.filter(device_key=device.key).exists():
+        return
+    limit = settings.DEVICE_REPORT_NEW_DEVICES_PER_DAY
+    since = timezone.now() - timedelta(days=1)
+    new = mine.values("device_key").annotate(first=Min("created_at")).filter(first__gte=since).count()
+    if new >= limit:
+        raise ReportRefused(NEW_DEVICE_QUOTA, [f"this account reported {new} device names new to it in the last 24 "
+                                               f"hours, the limit is {limit}"],
+                            hint="report the devices you already named, or come back tomorrow; nothing was stored",
+                            limit=limit)
+
+
+def _store(*, user, file, how, fields: dict) -> DeviceReport:
     ModelEntry.objects.select_for_update().filter(pk=file.model_id).first()  # one intake per file at a time
-    figures = _figures(bench)
-    peers = DeviceReport.objects.filter(model_id=file.model_id, file_sha256=file.sha256, device_key=device.key,
-                                        hidden=False, status__in=COUNTED_STATUSES)
-    status = ReportStatus.OUTLIER if _outlier(peers, figures["pp_tokens_per_s"], figures["tg_tokens_per_s"]) \
-        else ReportStatus.COUNTED
-    report = DeviceReport.objects.create(
-        owner=user, model_id=file.model_id, file_sha256=file.sha256, file_name=bench.file_name, matched_by=how,
-        device_key=device.key, make=device.make, device_model=device.model, chip=device.chip, ram_gb=device.ram_gb,
-        os_version=device.os_version, charging=device.charging, model_size=bench.model_size,
-        model_type=bench.model_type, build_commit=bench.build_commit, build_number=bench.build_number,
-        backends=bench.backends, cpu_info=bench.cpu_info, gpu_info=bench.gpu_info,
-        measured_at=min(t.test_time for t in bench.tests), status=status, **figures)
+    peers = DeviceReport.objects.filter(model_id=file.model_id, file_sha256=file.sha256,
+                                        device_key=fields["device_key"], hidden=False, status__in=COUNTED_STATUSES)
+    status = ReportStatus.OUTLIER if _outlier(peers, owner_id=user.pk, pp=fields["pp_tokens_per_s"],
+                                              tg=fields["tg_tokens_per_s"]) else ReportStatus.COUNTED
+    return DeviceReport.objects.create(owner=user, model_id=file.model_id, file_sha256=file.sha256, matched_by=how,
+                                       status=status, **fields)
+
+
+def _store_tests(report: DeviceReport, bench: BenchReport) -> None:
     DeviceTest.objects.bulk_create([
         DeviceTest(report=report, index=i, n_prompt=t.n_prompt, n_gen=t.n_gen, n_depth=t.n_depth,
                    n_threads=t.n_threads, n_gpu_layers=t.n_gpu_layers, avg_ts=t.avg_ts, stddev_ts=t.stddev_ts,
                    samples=t.samples, test_time=t.test_time) for i, t in enumerate(bench.tests)])
-    return report
 
 
 def report_create(*, user, llama_bench, device, sha256=None, hub_id=None) -> DeviceReport:
     """Store `user`'s report: `llama_bench` (llama-bench's parsed JSON), `device` (device_fields.FIELDS), the file's
     sha256 and model id on the board when known. Every problem of the first kind found is refused at once
-    (refusals.py), then the file is matched; nothing is stored unless all of it passes."""
+    (refusals.py), then every value is checked against its column as it will be stored (columns.py), the speed
+    against the device class's memory (bandwidth.py), the account's daily new device names, and the file is
+    matched; nothing is stored unless all of it passes."""
     problems: dict = {}
     dev = parse_device(device, problems)
     sha = _sha256(sha256, problems)
     hub = clean_text(hub_id, "hub_id", HUB_ID_LIMIT, problems, required=False)
     bench = parse_report(llama_bench, problems)
     raise_first(problems)
+    fields = _report_fields(bench, dev)
+    columns.check(DeviceReport, fields, problems)
+    _physical(bench, dev, problems)
+    raise_first(problems)
     with transaction.atomic():
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()  # an account's intakes in turn
+        _new_device_quota(user, dev)
         file, how = match_file(bench, sha256=sha, hub_id=hub)
-        return _store(user=user, file=file, how=how, bench=bench, device=dev)
+        report = _store(user=user, file=file, how=how, fields=fields)
+        _store_tests(report, bench)
+        return report
 
 
 def report_hide(report: DeviceReport, *, actor, reason: str) -> None:

@@ -32,3 +32,20 @@ def post(api):
         return (client or api).post(URL, data, format="json")
 
     return send
+
+
+@pytest.fixture
+def accounts(db):
+    """accounts(n): n more signed-in API clients, each its own account (other people reporting)."""
+    made = []
+
+    def make(n):
+        clients = []
+        for _ in range(n):
+            client = APIClient()
+            client.force_authenticate(User.objects.create_user(f"person{len(made)}"))
+            made.append(client)
+            clients.append(client)
+        return clients
+
+    return make

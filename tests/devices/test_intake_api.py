@@ -151,6 +151,7 @@ def test_the_lists_as_csv_with_their_documented_columns(files, post):
     assert reports[0] == REPORT_COLUMNS and "Pixel 8 -Pro" in reports[1]
     speeds = b"".join(APIClient().get(URL + "speeds/", {"format": "csv", "sha256": world.SHA256})
                       .streaming_content).decode().splitlines()
-    assert speeds[0] == ("hub_id,file,file_sha256,quantization,device_key,device,devices,reports,outliers,pp_median,"
-                         "pp_min,pp_max,tg_median,tg_min,tg_max,builds,chips,ram_gb,tests,charging")
+    assert speeds[0] == ("hub_id,file,file_sha256,quantization,device_key,device,devices,reports,outliers,people,"
+                         "confirmed,confirmed_by,pp_median,pp_min,pp_max,tg_median,tg_min,tg_max,builds,chips,ram_gb,"
+                         "tests,charging")
     assert speeds[1].startswith(f"{world.HUB},{world.NAME},{world.SHA256},Q4_K_M,google pixel 8 -pro,")

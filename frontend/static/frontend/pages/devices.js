@@ -19,13 +19,13 @@
       type: "scatter", mode: "markers", name: "a report", x: values("values"), y: dots("values"),
       marker: {color: P.blue, size: 7, opacity: 0.7}, hovertemplate: "%{y}: %{x:.1f} tokens/s<extra>a report</extra>",
     }, {
-      type: "scatter", mode: "markers", name: "median of the reports", y: names,
+      type: "scatter", mode: "markers", name: "confirmed figure: median of the people who agree", y: names,
       x: devices.map((d) => d.median), marker: {color: P.vermillion, size: 12, symbol: "diamond"},
       customdata: devices.map((d) => [d.n, d.spread]),
-      hovertemplate: "%{y}: median %{x:.1f} tokens/s (%{customdata[0]} reports, %{customdata[1]})<extra></extra>",
+      hovertemplate: "%{y}: median %{x:.1f} tokens/s (confirmed by %{customdata[0]} people, %{customdata[1]})<extra></extra>",
     }];
     if (devices.some((d) => d.outliers.length)) {
-      traces.push({type: "scatter", mode: "markers", name: "outlier, left out until reviewed", x: values("outliers"),
+      traces.push({type: "scatter", mode: "markers", name: "outlier or not agreeing, left out", x: values("outliers"),
                    y: dots("outliers"), marker: {color: P.grey, size: 9, symbol: "circle-open"},
                    hovertemplate: "%{y}: %{x:.1f} tokens/s<extra>outlier</extra>"});
     }
@@ -44,7 +44,7 @@
       type: "scatter", mode: "markers", name: "files (95% intervals)", x: placed.map((p) => p.gen),
       y: placed.map((p) => p.acc), hovertext: placed.map((p) => M.esc(p.file) + (p.quant ? " · " + M.esc(p.quant) : "")),
       customdata: placed.map((p) => [M.num(p.lo, 2) + "–" + M.num(p.hi, 2), p.n]),
-      hovertemplate: "%{hovertext}<br>%{x:.1f} tokens/s (%{customdata[1]} reports) · %{y}% (95%: %{customdata[0]})<extra></extra>",
+      hovertemplate: "%{hovertext}<br>%{x:.1f} tokens/s (confirmed by %{customdata[1]} people) · %{y}% (95%: %{customdata[0]})<extra></extra>",
       error_y: {type: "data", symmetric: false, color: P.grey, thickness: 1.2, width: 2,
                 array: placed.map((p) => p.hi - p.acc), arrayminus: placed.map((p) => p.acc - p.lo)},
       marker: {color: P.blue, size: 9},
