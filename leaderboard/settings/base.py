@@ -163,6 +163,9 @@ if not (_number.isdigit() and int(_number) > 0 and _period in ("s", "sec", "seco
 # Device speed reports (leaderboard/devices): POSTs per account, accepted or refused (API and upload page, one
 # counter; HTTP 429 code THROTTLED), and the largest request body (a report is llama-bench's JSON: ~2 KB a test).
 DEVICE_REPORT_THROTTLE_RATE = env_rate("DEVICE_REPORT_THROTTLE_RATE", "20/hour")
+# Device reports per client address (all accounts behind it), and new device names an account may report a day
+DEVICE_REPORT_CLIENT_THROTTLE_RATE = env_rate("DEVICE_REPORT_CLIENT_THROTTLE_RATE", "60/hour")
+DEVICE_REPORT_NEW_DEVICES_PER_DAY = env_int("DEVICE_REPORT_NEW_DEVICES_PER_DAY", 3, minimum=1)
 DEVICE_REPORT_MAX_BYTES = env_int("DEVICE_REPORT_MAX_BYTES", 256 * 1024, minimum=1024)
 
 REST_FRAMEWORK = {
