@@ -8,12 +8,16 @@ the file's sha256 (the LFS object id the hub lists). Requests, none of them a do
    and privacy flags;
 2. ``paths-info`` of the file (and of the other parts of a split file): sizes and sha256;
 3. ranged GETs of the header: the first ``FIRST_READ`` bytes, more only while the header goes on (a vocabulary
-   of 150,000 tokens is a few MB), never past ``header_max_bytes``. It is also the access check of a gated repo.
+   of 150,000 tokens is a few MB; each range twice the last), never past ``header_max_bytes``. The parser asks for
+   them as it goes and parses each byte once (``gguf_header``). It is also the access check of a gated repo.
 
 Checks, in order: the file exists (GGUF_NOT_FOUND); a split file names its first part and every part exists
 (GGUF_SPLIT_INCOMPLETE); the size cap (GGUF_TOO_LARGE); the header of each part reads (NOT_GGUF, GGUF_TRUNCATED,
-also when the file ends before its tensor data); a license (NO_LICENSE: the card's, else the file's
-``general.license``); the architecture is one llama.cpp runs (GGUF_ARCH_UNSUPPORTED); the file has a tokenizer (GGUF_NO_TOKENIZER).
+also when the file ends before its tensor data) within ``HeaderLimits`` (GGUF_HEADER_TOO_LARGE, GGUF_TOO_MANY_KEYS,
+GGUF_TOO_MANY_TENSORS, GGUF_ARRAY_TOO_LONG, GGUF_HEADER_TOO_SLOW, GGUF_PARAMS_OUT_OF_RANGE); a license (NO_LICENSE:
+the card's, else the file's ``general.license``); the architecture is one llama.cpp runs (GGUF_ARCH_UNSUPPORTED);
+the file has a tokenizer (GGUF_NO_TOKENIZER); ``general.file_type`` agrees with the weights' types
+(GGUF_QUANT_MISMATCH, ``gguf_quant``). The facts' text is storable: NUL replaced, at most ``TEXT_MAX`` characters.
 
 Pure module: no Django, no settings; the caller passes the limits.
 """
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import gguf
 
@@ -29,16 +33,24 @@ from evaluator.backends.gguf_file import SPLIT_NAME
 
 from .checks import NETWORK_HINT, _public_model_info, _refusing
 from .client import HubClient
+from leaderboard.core.text import pg_text
+
 from .errors import (
-    GGUF_ARCH_UNSUPPORTED, GGUF_NO_TOKENIZER, GGUF_NOT_FOUND, GGUF_SPLIT_INCOMPLETE, GGUF_TOO_LARGE, GGUF_TRUNCATED,
-    HUB_UNAVAILABLE, NO_LICENSE, NOT_GGUF, SubmissionRefused,
+    GGUF_ARCH_UNSUPPORTED, GGUF_ARRAY_TOO_LONG, GGUF_HEADER_TOO_LARGE, GGUF_HEADER_TOO_SLOW, GGUF_NO_TOKENIZER,
+    GGUF_NOT_FOUND, GGUF_PARAMS_OUT_OF_RANGE, GGUF_QUANT_MISMATCH, GGUF_SPLIT_INCOMPLETE, GGUF_TOO_LARGE,
+    GGUF_TOO_MANY_KEYS, GGUF_TOO_MANY_TENSORS, GGUF_TRUNCATED, HUB_UNAVAILABLE, NO_LICENSE, NOT_GGUF,
+    SubmissionRefused,
 )
 from .facts import human_count, license_of
-from .gguf_header import ArrayValue, GGUFHeader, HeaderUnreadable, MoreBytesNeeded, parse_header
+from .gguf_header import (
+    INT64_MAX, ArrayValue, GGUFHeader, HeaderLimits, HeaderOverLimit, HeaderUnreadable, MoreBytesNeeded, parse_header,
+)
+from .gguf_quant import QuantMismatch, quantization
 from .ids import ModelRef
 
 FIRST_READ = 1 << 20
 DEFAULT_HEADER_MAX_BYTES = 64 << 20
+TEXT_MAX = 200  # characters of a free-text fact kept (general.name, a license id, a tokenizer's name)
 NON_LFS_MAX_BYTES = 10 << 20  # the hub keeps files over 10 MB in LFS: a smaller one is read whole to hash it
 # The architectures the pinned llama.cpp runs: gguf-py's MODEL_ARCH_NAMES mirrors llama.cpp's llm_arch names (the
 # gguf package is pinned to the gguf-py of the llama.cpp in requirements-llamacpp.txt). "clip" is left out: it is
@@ -66,8 +78,9 @@ class GGUFFacts:
     size: int  # bytes, every part together
     parts: tuple  # GGUFPart of each file (one unless split), in order
     architecture: str  # general.architecture
-    quantization: str  # general.file_type by llama.cpp's name ("Q4_K_M", "F16"), else the tensors' main type
-    params: int  # tensor elements, every part together
+    quantization: str  # general.file_type by llama.cpp's name ("Q4_K_M", "F16") once the tensors agree, else
+    # the weights' main type (gguf_quant)
+    params: int  # tensor elements, every part together: at most 2^63 - 1 (PostgreSQL's bigint)
     context_length: int | None  # <architecture>.context_length
     base_model: str | None  # hub id of the model it was made from
     base_model_source: str | None  # "gguf metadata" or "model card"
@@ -119,15 +132,20 @@ def check_gguf(ref: ModelRef, gguf_file: str, *, max_bytes: int, token: str | bo
     architecture = _architecture(header, where)
     tokenizer, vocab = _tokenizer(header, where)
     _check_parts(headers, names, where)
+    tensors = [t for h in headers.values() for t in h.tensors]
+    params = sum(t.elements for t in tensors)
+    if params > INT64_MAX:  # each tensor's data lies in the file, so only a corrupt header gets here
+        raise SubmissionRefused(GGUF_PARAMS_OUT_OF_RANGE, f"the tensors of {where} hold {params:,} values, more "
+                                                          "than 2^63 - 1", _RECONVERT)
+    quant = _quantization(tensors, header, where)
     base_model, source = _base_model(header, info)
     parts = tuple(GGUFPart(name, listing[name][0], listing[name][1] or _sha256(client, ref, sha, name))
                   for name in names)
     return GGUFFacts(
         hub_id=ref.hub_id, gguf_file=gguf_file, revision=ref.revision, revision_sha=sha, sha256=parts[0].sha256,
-        size=size, parts=parts, architecture=architecture, quantization=_quantization(header),
-        params=sum(t.elements for h in headers.values() for t in h.tensors),
+        size=size, parts=parts, architecture=architecture, quantization=quant, params=params,
         context_length=_int(header, f"{architecture}.context_length"), base_model=base_model,
-        base_model_source=source, tokenizer=tokenizer, vocab_size=vocab, license=license_id,
+        base_model_source=source, tokenizer=tokenizer, vocab_size=vocab, license=_clean(license_id),
         name=_text(header, "general.name"), size_label=_text(header, "general.size_label"),
         gguf_version=header.version)
 
@@ -155,31 +173,41 @@ def _part_names(gguf_file: str, files: set[str], where: str) -> list[str]:
 
 
 def _header(client: HubClient, ref: ModelRef, info, name: str, size: int, where: str, cap: int) -> GGUFHeader:
-    """The header of ``name``, read by ranges, never past ``cap`` bytes: NOT_GGUF, GGUF_TRUNCATED."""
-    data = b""
-    while True:
-        try:
-            header = parse_header(data, file_size=size)
-            break
-        except MoreBytesNeeded as more:
-            if more.at_least > cap:
-                raise SubmissionRefused(NOT_GGUF, f"the header of {where} goes on past {cap >> 20} MiB, which no "
-                                                  "model file's does",
-                                        "convert the model again with llama.cpp's convert_hf_to_gguf.py") from None
-            target = min(max(more.at_least, 2 * len(data), FIRST_READ), size, cap)
-            with _refusing(client, ref, gate_mode=info.gated):
-                data += client.read_range(ref.hub_id, name, info.sha, start=len(data), end=target - 1)
-            if len(data) < more.at_least:
-                raise SubmissionRefused(HUB_UNAVAILABLE, f"the hub sent {len(data):,} bytes of {name}, fewer than "
-                                                         "asked", NETWORK_HINT) from None
-        except HeaderUnreadable as bad:
-            raise _unreadable(bad, where) from None
+    """The header of ``name``, read by ranges as the parser asks, never past ``cap`` bytes: NOT_GGUF,
+    GGUF_TRUNCATED and the HeaderLimits codes."""
+
+    def read_more(have: int, at_least: int) -> bytes:
+        target = min(max(at_least, 2 * have, FIRST_READ), size, cap)
+        with _refusing(client, ref, gate_mode=info.gated):
+            return client.read_range(ref.hub_id, name, info.sha, start=have, end=target - 1)
+
+    try:
+        header = parse_header(b"", file_size=size, limits=replace(HeaderLimits(), max_bytes=cap), read_more=read_more)
+    except MoreBytesNeeded:
+        raise SubmissionRefused(HUB_UNAVAILABLE, f"the hub sent fewer bytes of {name} than asked",
+                                NETWORK_HINT) from None
+    except HeaderOverLimit as over:
+        raise SubmissionRefused(over.code, f"{where}: {over.detail}", _LIMIT_HINTS[over.code]) from None
+    except HeaderUnreadable as bad:
+        raise _unreadable(bad, where) from None
     end = header.data_end()
     if end is not None and end > size:
         raise SubmissionRefused(GGUF_TRUNCATED, f"{where} ends at byte {size:,}, before its tensor data does "
                                                 f"(byte {end:,}): the upload is incomplete",
                                 "upload the whole file again and submit that revision")
     return header
+
+
+_RECONVERT = "convert the model again with llama.cpp's convert_hf_to_gguf.py (and llama-quantize), which never write this"
+_LIMIT_HINTS = {
+    GGUF_HEADER_TOO_LARGE: "no model file's header is this large (a 262,144-token vocabulary takes a few MB): "
+                           + _RECONVERT,
+    GGUF_TOO_MANY_KEYS: "a converted model has tens to a few hundred metadata keys: " + _RECONVERT,
+    GGUF_TOO_MANY_TENSORS: "split the model with llama.cpp's gguf-split, or " + _RECONVERT,
+    GGUF_ARRAY_TOO_LONG: "a vocabulary and its merges are under a million strings each: " + _RECONVERT,
+    GGUF_HEADER_TOO_SLOW: "a converted model's header reads in well under a second: " + _RECONVERT,
+    GGUF_PARAMS_OUT_OF_RANGE: _RECONVERT,
+}
 
 
 def _unreadable(bad: HeaderUnreadable, where: str) -> SubmissionRefused:
@@ -246,20 +274,18 @@ def _base_model(header: GGUFHeader, info) -> tuple[str | None, str | None]:
     base = card.get("base_model")
     if isinstance(base, list):
         base = base[0] if base else None
-    return (str(base), "model card") if base else (None, None)
+    return (_clean(str(base)), "model card") if base else (None, None)
 
 
-def _quantization(header: GGUFHeader) -> str:
-    file_type = _int(header, "general.file_type")
-    if file_type is not None:
-        try:
-            return gguf.LlamaFileType(file_type).name.removeprefix("MOSTLY_").removeprefix("ALL_")
-        except ValueError:
-            return f"file type {file_type}"
-    by_type: dict[str, int] = {}  # no file_type (old converters): the type that holds the most weights
-    for tensor in header.tensors:
-        by_type[tensor.type_name] = by_type.get(tensor.type_name, 0) + tensor.elements
-    return max(by_type, key=by_type.get) if by_type else "unknown"
+def _quantization(tensors, header: GGUFHeader, where: str) -> str:
+    """The board's name of the file's type: general.file_type once its weights agree (GGUF_QUANT_MISMATCH)."""
+    try:
+        return quantization(tensors, _int(header, "general.file_type"))
+    except QuantMismatch as bad:
+        raise SubmissionRefused(
+            GGUF_QUANT_MISMATCH, f"{where} says it is {bad.claimed} but its tensors are {bad.found}: {bad.detail}",
+            f"quantize the model with llama.cpp's llama-quantize to the type you mean ({bad.claimed}), which writes "
+            "general.file_type to match its tensors, and submit that revision") from None
 
 
 def _sha256(client: HubClient, ref: ModelRef, sha: str, name: str) -> str:
@@ -271,7 +297,16 @@ def _sha256(client: HubClient, ref: ModelRef, sha: str, name: str) -> str:
 
 def _text(header: GGUFHeader, key: str) -> str | None:
     value = header.metadata.get(key)
-    return value if isinstance(value, str) and value else None
+    return _clean(value) if isinstance(value, str) and value else None
+
+
+def _clean(text: str | None) -> str | None:
+    """Header text as it can be stored and shown: NUL (which PostgreSQL refuses) replaced, at most TEXT_MAX
+    characters (a header may hold megabytes of text under any key)."""
+    if not text:
+        return text
+    text = pg_text(text)
+    return text if len(text) <= TEXT_MAX else text[:TEXT_MAX - 1] + "…"
 
 
 def _int(header: GGUFHeader, key: str) -> int | None:
