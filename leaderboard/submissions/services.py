@@ -203,8 +203,9 @@ def gguf_submission_create(*, user, ref: ModelRef, gguf_file: str, model_type: s
         _gguf_duplicate_check(**same)
         quota_check(user=user, namespace=namespace)
         ModelEntry.objects.filter(pk=model.pk).update(
-            params=facts.params, license=facts.license, architecture=facts.architecture, model_type=model_type,
-            gguf_file=gguf_file, quantization=facts.quantization)
+            params=facts.params, license=_fitted(ModelEntry, "license", facts.license),
+            architecture=facts.architecture, model_type=model_type, gguf_file=gguf_file,
+            quantization=facts.quantization)
         submission = Submission.objects.create(
             submitter=user, model=model, revision=ref.revision, revision_sha=facts.revision_sha,
             precision=Precision.GGUF, model_type=model_type, use_chat_template=use_chat_template, benchmarks=slugs,
@@ -213,6 +214,12 @@ def gguf_submission_create(*, user, ref: ModelRef, gguf_file: str, model_type: s
         for version in versions:
             _queue_runs(submission=submission, version=version)
     return submission
+
+
+def _fitted(model, field: str, text: str) -> str:
+    """Header text cut to its column (the facts' text is NUL-free and bounded already, hub.gguf_checks._clean)."""
+    limit = model._meta.get_field(field).max_length
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _gguf_duplicate_check(*, gguf_sha256, **settings_):
