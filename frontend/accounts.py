@@ -1,6 +1,6 @@
-"""Sign-up with e-mail confirmation (Django's auth models; mail through EMAIL_BACKEND: console in dev, locmem in
-tests). A new account stays inactive until its owner opens the link mailed to them; password reset is Django's own
-view with our forms (frontend/account_urls.py, frontend/forms.py).
+"""Sign-up with e-mail confirmation (Django's auth models). A new account stays inactive until its owner opens the link
+mailed to them; password reset is Django's own view with our forms (frontend/account_urls.py, frontend/forms.py).
+Mail is sent by the default worker, never in the request (mail_later, frontend/account_mail.py).
 
 The rules of OWASP ASVS against enumeration: sign-up does the same whether or not its address has an account (an
 account is stored, holding its user name until it expires) and only the mail differs: a confirmation link, or a notice
@@ -9,20 +9,22 @@ password reset reaches it (and confirms it), and it expires after SIGNUP_CONFIRM
 """
 from datetime import timedelta
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.tokens import PasswordResetTokenGenerator
-from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Exists, OuterRef
-from django.template.loader import render_to_string
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.crypto import constant_time_compare
-from django.utils.encoding import force_bytes, force_str
-from django.utils.http import base36_to_int, urlsafe_base64_decode, urlsafe_base64_encode
+from django.utils.encoding import force_str
+from django.utils.http import base36_to_int, urlsafe_base64_decode
 
 from leaderboard.submissions.models import NamespaceGrant, Submission
+from leaderboard.submissions.selectors import name_holders
+
+MAIL_TASK = "accounts.send_mail"  # frontend/tasks.py; on the default queue, the trusted worker's
+SIGNUP, CONFIRM, RESET = "signup", "confirm", "reset"  # the mails, written by frontend/account_mail.py
 
 
 class ConfirmationTokens(PasswordResetTokenGenerator):
@@ -70,31 +72,32 @@ def unconfirmed():
 def unconfirmed_expire() -> int:
     """Deletes unconfirmed accounts past SIGNUP_CONFIRM_DAYS (their links no longer work), freeing their user names and
     addresses; beat runs it (frontend/tasks.py) and every sign-up does too, first."""
-    deleted, _ = _pending().filter(date_joined__lt=_confirm_cutoff()).delete()
-    return deleted
+    _, deleted = _pending().filter(date_joined__lt=_confirm_cutoff()).delete()
+    return deleted.get(get_user_model()._meta.label, 0)  # accounts, not the rows that go with them
 
 
 def username_taken(username: str, *, replacing_email: str | None = None) -> bool:
-    """Whether an account holds the user name, in any case (a user name owns the namespace of that name,
-    case-insensitively). An expired unconfirmed account holds nothing, nor does an unconfirmed one that a sign-up with
-    its own address replaces."""
-    holders = get_user_model().objects.filter(username__iexact=username).exclude(
-        pk__in=_pending().filter(date_joined__lt=_confirm_cutoff()).values("pk"))
+    """Whether an account holds the user name in its canonical form (submissions.identity: a user name owns the
+    namespace of that name). An expired unconfirmed account holds nothing, nor does an unconfirmed one that a sign-up
+    with its own address replaces."""
+    holders = name_holders(username).exclude(pk__in=_pending().filter(date_joined__lt=_confirm_cutoff()).values("pk"))
     if replacing_email:
         holders = holders.exclude(pk__in=unconfirmed().filter(email__iexact=replacing_email).values("pk"))
     return holders.exists()
 
 
-def _mail(template, *, to, context):
-    send_mail(subject=render_to_string(f"frontend/accounts/{template}_subject.txt", context).strip(),
-              message=render_to_string(f"frontend/accounts/{template}.txt", context),
-              from_email=None, recipient_list=[to])
+def mail_later(kind: str, user_ids: list[int]):
+    """Queues one mail task when the transaction commits, whether or not there is anyone to mail, so that a request's
+    time says nothing about an address. The message carries ids only: the worker makes the links and tokens, from
+    SITE_URL and the site secret (a broker message is no place for a reset link, and no message can choose where a
+    link points)."""
+    transaction.on_commit(lambda: current_app.send_task(MAIL_TASK, args=[kind, list(user_ids)], queue="default"))
 
 
-def signup_create(*, form, request):
-    """Stores the new, inactive account, replacing the unconfirmed ones of its address, and mails its address: the
-    confirmation link, or, when the address already has an active account, a notice to its owner instead (the
-    browser is told the same either way)."""
+def signup_create(*, form):
+    """Stores the new, inactive account, replacing the unconfirmed ones of its address, and queues its mail (the
+    confirmation link, or a notice to the owner when the address already has an active account: the worker decides,
+    so the browser is told the same, in the same time, either way)."""
     email = form.cleaned_data["email"]
     with transaction.atomic():
         unconfirmed_expire()
@@ -102,31 +105,16 @@ def signup_create(*, form, request):
         user = form.save(commit=False)
         user.is_active = False
         user.save()
-    owner = get_user_model().objects.filter(email__iexact=email, is_active=True).order_by("pk").first()
-    context = {"user": owner or user, "site": request.get_host(), "days": settings.SIGNUP_CONFIRM_DAYS,
-               "login": request.build_absolute_uri(reverse("login")),
-               "reset": request.build_absolute_uri(reverse("password_reset"))}
-    if owner is not None:
-        _mail("signup_exists_email", to=owner.email, context=context)
-        return user
-    _mail_confirmation(user, request=request, context=context)
+        mail_later(SIGNUP, [user.pk])
     return user
 
 
-def _mail_confirmation(user, *, request, context=None):
-    link = request.build_absolute_uri(reverse("signup-confirm", kwargs={
-        "uidb64": urlsafe_base64_encode(force_bytes(user.pk)), "token": confirmation_tokens.make_token(user)}))
-    context = context or {"user": user, "site": request.get_host(), "days": settings.SIGNUP_CONFIRM_DAYS}
-    _mail("signup_email", to=user.email, context={**context, "link": link})
-
-
-def signup_resend(*, email: str, request) -> int:
-    """Mails a new confirmation link to each unconfirmed account of `email` whose link still works (a new link is
+def signup_resend(*, email: str) -> int:
+    """Queues a new confirmation link for each unconfirmed account of `email` whose link still works (a new link is
     valid SIGNUP_CONFIRM_DAYS from the sign-up, as the account lives); the browser is told the same whatever the
-    number, which is returned for the tests."""
-    users = list(unconfirmed().filter(email__iexact=email))
-    for user in users:
-        _mail_confirmation(user, request=request)
+    number, which is returned for the tests. One message is queued either way."""
+    users = list(unconfirmed().filter(email__iexact=email).values_list("pk", flat=True))
+    mail_later(CONFIRM, users)
     return len(users)
 
 

@@ -1,8 +1,15 @@
 from django import forms
 from django.contrib.auth import get_user_model
-from django.contrib.auth.forms import PasswordResetForm, SetPasswordForm, UserChangeForm, UserCreationForm
+from django.contrib.auth.forms import (
+    AdminUserCreationForm,
+    PasswordResetForm,
+    SetPasswordForm,
+    UserChangeForm,
+    UserCreationForm,
+)
 
 from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.submissions import identity
 from leaderboard.submissions import selectors as submission_selectors
 from leaderboard.submissions.models import ModelType, Precision
 
@@ -44,10 +51,11 @@ class SignupForm(UserCreationForm):
         fields = ("username", "email")
 
     def clean_username(self):
-        # An account owns the hub namespace of its user name (it may upload predictions under it), so a name that
-        # is already a namespace on the board or an admin's grant cannot be taken by signing up. Whether an account
-        # holds the name (in any case) is checked in clean(), once the address is known.
-        username = self.cleaned_data["username"]
+        # An account owns the hub namespace of its user name (it may upload predictions under it): the name follows
+        # the hub's rules, and one that is already a namespace on the board, an admin's grant or the hub's word for
+        # another account cannot be taken by signing up. Whether an account holds the name (in its canonical form) is
+        # checked in clean(), once the address is known.
+        username = _hub_rules(self.cleaned_data["username"])
         if submission_selectors.namespace_in_use(username):
             raise forms.ValidationError(
                 f"'{username}' is the namespace of models on this board: choose another user name. To act for that "
@@ -63,13 +71,30 @@ class SignupForm(UserCreationForm):
         return cleaned
 
     def validate_unique(self):
-        # The model's own check is case-sensitive and counts the unconfirmed account this sign-up replaces: the user
-        # name is checked in clean() instead (the database's unique index on lower(username) backs both).
+        # The model's own check compares the exact spelling and counts the unconfirmed account this sign-up replaces:
+        # the user name is checked in clean() instead, in its canonical form (backed by AccountName's unique index).
         exclude = self._get_validation_exclusions() | {"username"}
         try:
             self.instance.validate_unique(exclude=exclude)
         except forms.ValidationError as error:
             self._update_errors(error)
+
+
+def _hub_rules(username: str) -> str:
+    try:
+        return identity.validate_username(username)
+    except identity.UsernameRefused as refused:
+        raise forms.ValidationError(f"{refused.message} {refused.hint}") from None
+
+
+def _name_holder_check(form, username: str) -> str:
+    """The admin's forms: the user name is refused when another account holds its canonical form (Django's own checks
+    compare the exact spelling, or UPPER() in the database). A new or changed name follows the hub's rules."""
+    if username != form.initial.get("username"):
+        username = _hub_rules(username)
+    if submission_selectors.name_holders(username).exclude(pk=form.instance.pk).exists():
+        raise forms.ValidationError(form.instance.unique_error_message(form._meta.model, ["username"]))
+    return username
 
 
 class PasswordResetRequestForm(PasswordResetForm):
@@ -81,6 +106,12 @@ class PasswordResetRequestForm(PasswordResetForm):
         if active or get_user_model().objects.filter(email__iexact=email, is_active=True).exists():
             return active
         return [user for user in accounts.unconfirmed().filter(email__iexact=email) if user.has_usable_password()]
+
+    def save(self, **kwargs):
+        """Queues the reset mail for the default worker (accounts.mail_later), one message whatever the address: the
+        request takes as long for a known address as for an unknown one. The worker writes it with Django's token
+        generator and the templates the view names (frontend/account_mail.py)."""
+        accounts.mail_later(accounts.RESET, [user.pk for user in self.get_users(self.cleaned_data["email"])])
 
 
 class ResendConfirmationForm(forms.Form):
@@ -100,11 +131,14 @@ class ResetPasswordForm(SetPasswordForm):
 
 
 class UserAdminChangeForm(UserChangeForm):
-    """The admin's user form, refusing a user name another account holds in any case (Django's checks only the
-    exact spelling; its add form already compares case-insensitively)."""
+    """The admin's user change form: a user name in its canonical form is one account's (_name_holder_check)."""
 
     def clean_username(self):
-        username = self.cleaned_data["username"]
-        if get_user_model().objects.filter(username__iexact=username).exclude(pk=self.instance.pk).exists():
-            raise forms.ValidationError(self.instance.unique_error_message(self._meta.model, ["username"]))
-        return username
+        return _name_holder_check(self, self.cleaned_data["username"])
+
+
+class UserAdminCreationForm(AdminUserCreationForm):
+    """The admin's add form: the same rule as renaming."""
+
+    def clean_username(self):
+        return _name_holder_check(self, self.cleaned_data["username"])

@@ -4,6 +4,7 @@ from tests.support.db import db_snapshot
 
 pytest_plugins = [  # shared fixtures
     "tests.support.model_fixtures", "tests.support.fake_hub", "tests.support.gguf_fixtures",
+    "tests.support.account_mail",
 ]
 
 
@@ -67,10 +68,21 @@ def redis_broker(settings):
 
 @pytest.fixture(scope="session")
 def demo_models_folder(tmp_path_factory):
-    """Where tests build the demo models, once per session (demo_models_build skips a folder already built: the
-    demo bank they are trained on is the same in every test). It is VAR_DIR/demo of a session folder, where
-    `evaluate --model demo/<name>` finds them once VAR_DIR is set to its parent."""
-    return tmp_path_factory.mktemp("demo-var") / "demo"
+    """Where the demo models are built, once per test run (demo_models_built). It is VAR_DIR/demo of a folder the
+    run's processes share, where `evaluate --model demo/<name>` finds them once VAR_DIR is set to its parent."""
+    from tests.support.shared_build import run_folder
+
+    return run_folder(tmp_path_factory, "demo-var") / "demo"
+
+
+@pytest.fixture
+def demo_models_built(demo_loaded, demo_models_folder):
+    """name -> folder of each demo model as load_demo builds them (trained on the demo bank, the same in every test),
+    built by the first test process of the run that asks."""
+    from leaderboard.demo.seed import demo_models_build
+    from tests.support.shared_build import once
+
+    return once(demo_models_folder.parent, "demo-models", lambda: demo_models_build(out_dir=demo_models_folder))
 
 
 @pytest.fixture

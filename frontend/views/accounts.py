@@ -54,8 +54,8 @@ def signup(request):
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
-            accounts.signup_create(form=form, request=request)
-        except IntegrityError:  # a sign-up for the same name in between: the unique index on lower(username)
+            accounts.signup_create(form=form)
+        except IntegrityError:  # a sign-up for the same name in between: the unique index of its canonical form
             form.add_error("username", form.instance.unique_error_message(type(form.instance), ["username"]))
         else:
             # The same page whether the address was new or had an account (only the e-mail differs).
@@ -72,7 +72,7 @@ def signup_resend(request):
         if wait is not None:
             return throttled(request, "resend", wait)
         if form.is_valid():
-            accounts.signup_resend(email=form.cleaned_data["email"], request=request)
+            accounts.signup_resend(email=form.cleaned_data["email"])
             return render(request, "frontend/accounts/signup_sent.html", {
                 "email": form.cleaned_data["email"], "confirm_days": settings.SIGNUP_CONFIRM_DAYS, "resent": True})
     return render(request, "frontend/accounts/signup_resend.html", {"form": form})

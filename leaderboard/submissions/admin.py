@@ -6,6 +6,7 @@ from leaderboard.core.audit import audit_record
 from leaderboard.core.cache_generation import results_changed
 from leaderboard.hub.ids import HubIdError, validate_namespace
 
+from .identity import canonical_name
 from .models import CustomCodeAllowance, ModelEntry, NamespaceGrant, Submission
 
 
@@ -66,7 +67,7 @@ class NamespaceGrantForm(AuditReasonForm):
 
     def clean_namespace(self):
         try:
-            return validate_namespace(self.cleaned_data["namespace"]).lower()
+            return canonical_name(validate_namespace(self.cleaned_data["namespace"]))
         except HubIdError as exc:
             raise forms.ValidationError(str(exc)) from None
 

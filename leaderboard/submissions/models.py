@@ -6,6 +6,8 @@ from django.db.models.functions import Lower
 
 from leaderboard.hub.precisions import PRECISIONS
 
+from .identity import canonical_name
+
 
 class ModelType(models.TextChoices):
     PRETRAINED = "pretrained"
@@ -31,8 +33,13 @@ VARIANT_SEPARATOR = "@"  # between a 16-bit model's hub id and a made variant's 
 
 
 def hub_namespace(hub_id: str) -> str:
-    """The namespace of a hub id, lower-case: the hub compares ids case-insensitively, and so do quotas."""
-    return hub_id.split("/")[0].lower()
+    """The namespace of a hub id in its canonical form (identity.canonical_name: a valid hub namespace's is its
+    lower case): the hub compares ids case-insensitively, and so do quotas and ownership."""
+    return canonical_name(hub_id.split("/")[0])
+
+
+# A stored namespace is a hub namespace in its canonical form: ASCII lower case (the hub's characters).
+CANONICAL_NAMESPACE = r"^[a-z0-9._-]+$"
 
 
 class ModelEntry(models.Model):
@@ -45,7 +52,7 @@ class ModelEntry(models.Model):
     made from a 16-bit model is one too (``made_from``; ``org/model@Q4_K_M``)."""
 
     hub_id = models.CharField(max_length=200, unique=True)
-    namespace = models.CharField(max_length=100, db_index=True, help_text="lower-case")
+    namespace = models.CharField(max_length=100, db_index=True, help_text="canonical (lower-case)")
     params = models.BigIntegerField(null=True, blank=True)
     license = models.CharField(max_length=100, blank=True)
     architecture = models.CharField(max_length=100, blank=True)
@@ -102,7 +109,7 @@ class NamespaceGrant(models.Model):
     (an organisation's). Ownership is decided by ``selectors.owns_namespace`` alone."""
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="namespace_grants")
-    namespace = models.CharField(max_length=100, help_text="the hub namespace, stored lower-case")
+    namespace = models.CharField(max_length=100, help_text="the hub namespace, stored in its canonical form")
     granted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     reason = models.TextField()
@@ -112,14 +119,14 @@ class NamespaceGrant(models.Model):
         ordering = ["namespace", "user_id"]
         constraints = [
             models.UniqueConstraint(fields=["user", "namespace"], name="unique_namespace_grant"),
-            models.CheckConstraint(condition=Q(namespace=Lower("namespace")), name="namespace_grant_lower_case"),
+            models.CheckConstraint(condition=Q(namespace__regex=CANONICAL_NAMESPACE), name="namespace_grant_canonical"),
         ]
 
     def __str__(self):
         return f"{self.user} may upload as {self.namespace}"
 
     def save(self, *args, **kwargs):
-        self.namespace = self.namespace.lower()
+        self.namespace = canonical_name(self.namespace)
         super().save(*args, **kwargs)
 
 
@@ -184,15 +191,30 @@ class HubNamespace(models.Model):
     (roleInOrg admin or write). Replaced at each sign-in, so leaving an organisation ends it."""
 
     account = models.ForeignKey(HubAccount, on_delete=models.CASCADE, related_name="namespaces")
-    namespace = models.CharField(max_length=100, help_text="stored lower-case")
+    namespace = models.CharField(max_length=100, help_text="stored in its canonical form")
     role = models.CharField(max_length=20, help_text="user, or the role in the organisation")
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["account", "namespace"], name="unique_hub_namespace"),
-            models.CheckConstraint(condition=Q(namespace=Lower("namespace")), name="hub_namespace_lower_case"),
+            models.CheckConstraint(condition=Q(namespace__regex=CANONICAL_NAMESPACE), name="hub_namespace_canonical"),
         ]
         indexes = [models.Index(fields=["namespace"])]
 
     def __str__(self):
         return f"{self.account.user} may act as {self.namespace} ({self.role})"
+
+
+class AccountName(models.Model):
+    """The canonical form of an account's user name (identity.canonical_name), unique: the one key of a name's
+    identity, whatever its spelling, and so of the namespace it owns. Kept in step with every save of a user
+    (account_names.py); a sign-up, a hub sign-in and the admin's forms save both in one transaction, so of two
+    concurrent sign-ups for one name the database lets one win."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True,
+                                related_name="account_name")
+    canonical = models.TextField(unique=True)  # NFKC may lengthen a name (one character can become 18)
+    username = models.CharField(max_length=150, help_text="the user name it was computed from")
+
+    def __str__(self):
+        return f"{self.username} ({self.canonical})"

@@ -13,7 +13,8 @@ from evaluator.precisions import supported_precisions
 from leaderboard.evaluations import eta
 from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun, PredictionChunk, RunStatus
 
-from .models import HubNamespace, ModelEntry, NamespaceGrant, Precision, Submission
+from .identity import canonical_name
+from .models import AccountName, HubNamespace, ModelEntry, NamespaceGrant, Precision, Submission
 
 ENDED_BADLY = (RunStatus.FAILED, RunStatus.CANCELLED)
 
@@ -23,22 +24,31 @@ def _alive():
     return Exists(EvaluationRun.objects.filter(submission=OuterRef("pk")).exclude(status__in=ENDED_BADLY))
 
 
+def name_holders(name: str):
+    """The account holding a user name, compared in its canonical form (identity.canonical_name; at most one, by the
+    unique index): 'ALICE', 'ａｌｉｃｅ' and 'alice' are one name."""
+    return get_user_model().objects.filter(account_name__canonical=canonical_name(name))
+
+
 def namespace_owners(namespace: str):
-    """The accounts that own a hub namespace: the one whose username it is (case-insensitively), those an admin
-    granted it (NamespaceGrant) and those the hub vouched for when they signed in with it (HubNamespace: their hub
-    user name, or an organisation where they may write). The ownership rule lives here and in ``owns_namespace``."""
-    namespace = namespace.lower()
-    granted = NamespaceGrant.objects.filter(user=OuterRef("pk"), namespace=namespace)
-    vouched = HubNamespace.objects.filter(account__user=OuterRef("pk"), namespace=namespace)
-    return get_user_model().objects.filter(Q(username__iexact=namespace) | Q(Exists(granted)) | Q(Exists(vouched)))
+    """The accounts that own a hub namespace: the one whose user name it is, those an admin granted it
+    (NamespaceGrant) and those the hub vouched for when they signed in with it (HubNamespace: their hub user name, or
+    an organisation where they may write), each compared in the canonical form, nothing else. The ownership rule
+    lives here and in ``owns_namespace``."""
+    key = canonical_name(namespace)
+    granted = NamespaceGrant.objects.filter(user=OuterRef("pk"), namespace=key)
+    vouched = HubNamespace.objects.filter(account__user=OuterRef("pk"), namespace=key)
+    named = AccountName.objects.filter(user=OuterRef("pk"), canonical=key)
+    return get_user_model().objects.filter(Q(Exists(named)) | Q(Exists(granted)) | Q(Exists(vouched)))
 
 
 def namespace_in_use(namespace: str) -> bool:
-    """Whether a namespace belongs to models on the board or to an admin's grant: a new account may not take it as
-    its user name, since the user name is what makes an account own its namespace."""
-    namespace = namespace.lower()
-    return (ModelEntry.objects.filter(namespace=namespace).exists()
-            or NamespaceGrant.objects.filter(namespace=namespace).exists())
+    """Whether a namespace belongs to models on the board, an admin's grant or an account the hub vouched for: a new
+    account may not take it as its user name, since the user name is what makes an account own its namespace."""
+    key = canonical_name(namespace)
+    return (ModelEntry.objects.filter(namespace=key).exists()
+            or NamespaceGrant.objects.filter(namespace=key).exists()
+            or HubNamespace.objects.filter(namespace=key).exists())
 
 
 def owns_namespace(user, namespace: str) -> bool:
@@ -80,7 +90,7 @@ def quota_used(*, since, user=None, namespace=None):
     if user is not None:
         qs = qs.filter(submitter=user)
     if namespace is not None:
-        qs = qs.filter(model__namespace=namespace.lower(), submitter__in=namespace_owners(namespace))
+        qs = qs.filter(model__namespace=canonical_name(namespace), submitter__in=namespace_owners(namespace))
     return qs.order_by("created_at")
 
 

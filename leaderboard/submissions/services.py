@@ -20,6 +20,7 @@ from leaderboard.hub.precisions import precision_named
 
 from . import selectors
 from .errors import DuplicateSubmission, QuotaExceeded, SubmissionError
+from .identity import canonical_name
 from .ondevice_variants import queue_variant_runs, variants_wanted
 from .models import CustomCodeAllowance, ModelEntry, ModelType, Precision, Submission, hub_namespace
 
@@ -31,7 +32,7 @@ def quota_lock(*, user, namespace: str):
     """Inside a transaction, before any check: serialise submissions per user and per namespace, so two
     concurrent requests cannot both pass the duplicate and quota checks."""
     serialise(f"user:{user.pk}")
-    serialise(f"namespace:{namespace.lower()}")
+    serialise(f"namespace:{canonical_name(namespace)}")
 
 
 def quota_check(*, user, namespace):
@@ -43,8 +44,8 @@ def quota_check(*, user, namespace):
     # (scope, who, used): the API's body names the spent quota as `scope` ("account" or "namespace").
     scopes = [({"scope": "account"}, "you already have", selectors.quota_used(since=since, user=user))]
     if selectors.owns_namespace(user, namespace):
-        scopes.append(({"scope": "namespace", "namespace": namespace.lower()},
-                       f"the accounts that own the namespace {namespace.lower()!r} already have",
+        scopes.append(({"scope": "namespace", "namespace": canonical_name(namespace)},
+                       f"the accounts that own the namespace {canonical_name(namespace)!r} already have",
                        selectors.quota_used(since=since, namespace=namespace)))
     for scope, who, used in scopes:
         if used.count() >= limit:

@@ -75,21 +75,21 @@ def test_the_migration_stops_on_case_duplicates_and_says_how_to_resolve_them(db)
 
     from django.apps import apps
 
-    migration = import_module("leaderboard.submissions.migrations.0004_username_unique_case_insensitive")
-    with connection.cursor() as cursor:  # the world before the migration (rolled back with the test)
-        cursor.execute(f"DROP INDEX {migration.INDEX}")
-    User.objects.create_user("alice", "a@example.com", "pw")
-    User.objects.create_user("ALICE", "b@example.com", "pw")
-    User.objects.create_user("bob", "c@example.com", "pw")
+    from leaderboard.submissions.models import AccountName
+
+    migration = import_module("leaderboard.submissions.migrations.0009_account_names")
+    # The world before the migration (rolled back with the test): users saved without their canonical names.
+    User.objects.bulk_create([User(username="alice"), User(username="ALICE"), User(username="bob")])
 
     class Editor:
         connection = connection
 
     with pytest.raises(RuntimeError) as refused:
-        migration.refuse_case_duplicates(apps, Editor())
+        migration.fill_account_names(apps, Editor())
     message = str(refused.value)
     assert "'alice'" in message and "'ALICE'" in message and "'bob'" not in message
     assert "rename" in message and "merge" in message and "migrate again" in message
+    assert not AccountName.objects.exists()  # nothing was changed
 
 
 # --- finding 5a: no enumeration --------------------------------------------------------------------------------
