@@ -3,14 +3,21 @@
 command.
 
 Cells are written by `escape_cell`: text starting with = + - @ tab or CR gets a leading ' so a spreadsheet never
-evaluates it (docs/ARCHITECTURE.md §9); numbers stay numbers, booleans are true/false and None is empty. Uploads refuse
-such cells instead (`formula_lead`). A nested API object becomes flat columns with `flatten`, never a repr in a cell.
+evaluates it (docs/ARCHITECTURE.md §9), and so does such a character after a separator inside the text (`,` `;` tab `|`
+or a line break, through spaces and quotes): a spreadsheet whose locale splits on `;` reads a comma file as one cell per
+line, out of step with its quotes, and starts a cell after any `;` (`Tensor;=cmd|' /C calc'!A0` is written
+`Tensor;'=cmd|' /C calc'!A0`). Quoting every text cell would not do it: such a reader takes the quotes for part of the
+text once out of step, and splits inside them. Numbers stay numbers, booleans are true/false and None is empty. Uploads
+refuse such cells instead (`formula_lead`). A nested API object becomes flat columns with `flatten`, never a repr in a
+cell.
 """
 import csv
+import re
 from collections.abc import Mapping
 
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+_AFTER_SEPARATOR = re.compile(r"""([,;\t|\r\n][ \t"]*)(?=[=+\-@])""")  # where a split cell would start a formula
 
 
 def formula_lead(text: str) -> str | None:
@@ -25,7 +32,7 @@ def escape_cell(value):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return value
-    text = str(value)
+    text = _AFTER_SEPARATOR.sub(r"\1'", str(value))
     return "'" + text if formula_lead(text) else text
 
 

@@ -94,6 +94,7 @@ def _route_label(request) -> str:
 
 
 NUL = "\x00"
+SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
 
 
 class NulByteMiddleware:
@@ -179,13 +180,17 @@ class AtomicRequestMiddleware:
     refusal) and renders a response after its commit, so a body that fails to serialise left its rows behind.
     Last in MIDDLEWARE, so what the others keep on purpose is outside it: the session (a one-time OAuth state spent by
     a failed hub sign-in stays spent) and the sign-in lockout, whose 429 is made from the view's answer after the
-    failure record it counts is committed. Throttle counters are in the cache, not the database. A streamed body
-    (CSV) is read after the commit, in autocommit: it only reads."""
+    failure record it counts is committed. Throttle counters are in the cache, not the database.
+    Safe methods (GET, HEAD, OPTIONS) get no transaction: they read (a cached board reads no database at all); the two
+    links that write on a GET, the sign-up confirmation and the hub's sign-in callback, write through one atomic service
+    each, and a streamed CSV is read after the view returns in any case."""
 
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
+        if request.method in SAFE_METHODS:
+            return self.get_response(request)
         with transaction.atomic():
             response = self.get_response(request)
             if response.status_code >= 400:

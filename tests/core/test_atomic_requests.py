@@ -95,22 +95,22 @@ def test_a_refusal_raised_after_the_write_stores_nothing(api, snapshot, monkeypa
 @pytest.mark.parametrize("status", [400, 409, 503])
 def test_a_view_that_returns_an_error_after_writing_stores_nothing(client, snapshot, status):
     before = snapshot()
-    assert client.get(f"/writes-then-{status}/").status_code == status
+    assert client.post(f"/writes-then-{status}/").status_code == status
     assert snapshot() == before
 
 
 @pytest.mark.urls(__name__)
 @pytest.mark.parametrize("status", [200, 302])
 def test_a_view_that_succeeds_keeps_what_it_wrote(client, status):
-    assert client.get(f"/writes-then-{status}/").status_code == status
+    assert client.post(f"/writes-then-{status}/").status_code == status
     assert User.objects.filter(username=f"written-{status}").exists()
 
 
 @pytest.mark.urls(__name__)
 @pytest.mark.django_db(transaction=True)
 def test_a_streamed_csv_is_read_after_the_commit(client):
-    """Real transactions (no test transaction around the request): the body is read after the middleware's block has
-    committed, in autocommit, through a server-side cursor, and holds every row."""
+    """Real transactions (no test transaction around the request): the body is read after the view has returned, in
+    autocommit, through a server-side cursor, and holds every row."""
     for name in ("ann", "bob", "cy", "dee", "eve"):
         User.objects.create_user(name, f"{name}@example.com", "pw")
     response = client.get("/users.csv")
