@@ -8,7 +8,7 @@ the file's sha256 (the LFS object id the hub lists). Requests, none of them a do
    and privacy flags;
 2. ``paths-info`` of the file (and of the other parts of a split file): sizes and sha256;
 3. ranged GETs of the header: the first ``FIRST_READ`` bytes, more only while the header goes on (a vocabulary
-   of 150,000 tokens is a few MB; each range twice the last), never past ``header_max_bytes``. The parser asks for
+   of 150,000 tokens is a few MB; each range twice the last), never past ``limits.max_bytes``. The parser asks for
    them as it goes and parses each byte once (``gguf_header``). It is also the access check of a gated repo.
 
 Checks, in order: the file exists (GGUF_NOT_FOUND); a split file names its first part and every part exists
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 
 import gguf
 
@@ -43,13 +43,13 @@ from .errors import (
 )
 from .facts import human_count, license_of
 from .gguf_header import (
-    INT64_MAX, ArrayValue, GGUFHeader, HeaderLimits, HeaderOverLimit, HeaderUnreadable, MoreBytesNeeded, parse_header,
+    DEFAULT_LIMITS, INT64_MAX, ArrayValue, GGUFHeader, HeaderLimits, HeaderOverLimit, HeaderUnreadable,
+    MoreBytesNeeded, parse_header,
 )
 from .gguf_quant import QuantMismatch, quantization
 from .ids import ModelRef
 
 FIRST_READ = 1 << 20
-DEFAULT_HEADER_MAX_BYTES = 64 << 20
 TEXT_MAX = 200  # characters of a free-text fact kept (general.name, a license id, a tokenizer's name)
 NON_LFS_MAX_BYTES = 10 << 20  # the hub keeps files over 10 MB in LFS: a smaller one is read whole to hash it
 # The architectures the pinned llama.cpp runs: gguf-py's MODEL_ARCH_NAMES mirrors llama.cpp's llm_arch names (the
@@ -98,9 +98,9 @@ class GGUFFacts:
 
 
 def check_gguf(ref: ModelRef, gguf_file: str, *, max_bytes: int, token: str | bool | None = None,
-               header_max_bytes: int = DEFAULT_HEADER_MAX_BYTES, timeout: float = 15.0) -> GGUFFacts:
+               limits: HeaderLimits = DEFAULT_LIMITS, timeout: float = 15.0) -> GGUFFacts:
     """May the GGUF file ``gguf_file`` of ``ref`` (a validated id and revision) be evaluated? ``max_bytes``: the
-    size cap of the file (all its parts)."""
+    size cap of the file (all its parts); ``limits``: what one part's header may cost."""
     client = HubClient(token=token, timeout=timeout)
     info = _public_model_info(client, ref)
     sha = info.sha
@@ -121,7 +121,7 @@ def check_gguf(ref: ModelRef, gguf_file: str, *, max_bytes: int, token: str | bo
             GGUF_TOO_LARGE, f"{where} is {_gb(size)}, over the cap of {_gb(max_bytes)} for a GGUF file",
             "submit a smaller quantization of the model (Q4_K_M or Q4_0 is about a quarter of its 16-bit size), "
             "or a smaller model")
-    headers = {name: _header(client, ref, info, name, listing[name][0], where, header_max_bytes) for name in names}
+    headers = {name: _header(client, ref, info, name, listing[name][0], where, limits) for name in names}
     header = headers[gguf_file]
     license_id = license_of(info)[0] or _text(header, "general.license")
     if not license_id:
@@ -172,17 +172,18 @@ def _part_names(gguf_file: str, files: set[str], where: str) -> list[str]:
     return names
 
 
-def _header(client: HubClient, ref: ModelRef, info, name: str, size: int, where: str, cap: int) -> GGUFHeader:
-    """The header of ``name``, read by ranges as the parser asks, never past ``cap`` bytes: NOT_GGUF,
+def _header(client: HubClient, ref: ModelRef, info, name: str, size: int, where: str,
+            limits: HeaderLimits) -> GGUFHeader:
+    """The header of ``name``, read by ranges as the parser asks, never past ``limits.max_bytes``: NOT_GGUF,
     GGUF_TRUNCATED and the HeaderLimits codes."""
 
     def read_more(have: int, at_least: int) -> bytes:
-        target = min(max(at_least, 2 * have, FIRST_READ), size, cap)
+        target = min(max(at_least, 2 * have, FIRST_READ), size, limits.max_bytes)
         with _refusing(client, ref, gate_mode=info.gated):
             return client.read_range(ref.hub_id, name, info.sha, start=have, end=target - 1)
 
     try:
-        header = parse_header(b"", file_size=size, limits=replace(HeaderLimits(), max_bytes=cap), read_more=read_more)
+        header = parse_header(b"", file_size=size, limits=limits, read_more=read_more)
     except MoreBytesNeeded:
         raise SubmissionRefused(HUB_UNAVAILABLE, f"the hub sent fewer bytes of {name} than asked",
                                 NETWORK_HINT) from None

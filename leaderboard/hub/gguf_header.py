@@ -66,6 +66,9 @@ class HeaderLimits:
     max_seconds: float = 2.0  # parsing only: the time spent in ``read_more`` (the network) is not counted
 
 
+DEFAULT_LIMITS = HeaderLimits()
+
+
 class MoreBytesNeeded(Exception):
     """The prefix ends inside the header; ``at_least`` bytes from the start of the file are needed."""
 
@@ -273,7 +276,7 @@ def _value_type(raw: int, what: str) -> gguf.GGUFValueType:
         raise HeaderUnreadable(f"{what} has the unknown value type {raw}") from None
 
 
-def parse_header(data: bytes, *, file_size: int, limits: HeaderLimits = HeaderLimits(),
+def parse_header(data: bytes, *, file_size: int, limits: HeaderLimits = DEFAULT_LIMITS,
                  read_more: Callable[[int, int], bytes] | None = None) -> GGUFHeader:
     """The header of a GGUF file of ``file_size`` bytes whose first bytes are ``data``; ``read_more(have,
     at_least)``: the bytes from ``have`` on, up to ``at_least`` or further (None: raise ``MoreBytesNeeded``)."""
@@ -358,4 +361,4 @@ def _shown(name: str) -> str:
 
 
 def _mib(n: int) -> str:
-    return f"{n / (1 << 20):g} MiB"
+    return f"{n >> 20} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
