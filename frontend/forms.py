@@ -58,7 +58,8 @@ class SignupForm(UserCreationForm):
         username = _hub_rules(self.cleaned_data["username"])
         if submission_selectors.namespace_in_use(username):
             raise forms.ValidationError(
-                f"'{username}' is the namespace of models on this board: choose another user name. To act for that "
+                f"'{username}' is the namespace of models on this board or of an organisation an account acts for: "
+                "choose another user name. To act for that "
                 "organisation (upload its predictions), sign up under your own name and ask an admin to grant it.")
         return username
 

@@ -16,6 +16,7 @@ from django.test import Client
 from django.urls import reverse
 
 from leaderboard.submissions import selectors as submission_selectors
+from leaderboard.submissions.models import ModelEntry
 from tests.contamination.adversary import Worlds
 
 pytestmark = pytest.mark.django_db
@@ -72,3 +73,21 @@ def test_a_case_variant_of_a_user_name_takes_over_nothing(people, upload, settin
     assert peaceful == {"upload": (201, None), "owners": [victim.username]}
     assert attacked == peaceful
     assert attacks == [{"signup": 200, "refused": True, "mails": 0, "accounts": 1}]
+
+
+@pytest.mark.parametrize("name", ["mıcrosoft", "MıCROSOFT", "mİcrosoft"])
+def test_a_dotless_i_takes_over_no_namespace_on_the_board(upload, name, snapshot):
+    """Issue 31, finding 1: PostgreSQL's UPPER('mıcrosoft') is 'MICROSOFT', so an account `mıcrosoft` owned
+    `microsoft` and uploaded `microsoft/phi-evil` (201). Sign-up refuses the name (the hub's characters); an account of
+    that name made by any other path (here the ORM, as createsuperuser or a shell would) owns nothing of it."""
+    ModelEntry.objects.create(hub_id="microsoft/phi-mini", namespace="microsoft")
+    adversary, before = Client(), snapshot()
+    signup = adversary.post(reverse("signup"), {"username": name, "email": "mallory@evil.example",
+                                                "password1": PASS, "password2": PASS})
+    assert signup.status_code == 200 and "cannot be a user name" in signup.content.decode()
+    assert snapshot() == before and not mail.outbox
+    adversary.force_login(User.objects.create_user(name, "mallory@evil.example", PASS))
+    refused = upload(adversary, "microsoft/phi-evil")
+    assert refused.status_code == 403 and refused.json()["code"] == "NOT_NAMESPACE_OWNER"
+    assert not ModelEntry.objects.filter(hub_id__iexact="microsoft/phi-evil").exists()
+    assert not submission_selectors.namespace_owners("microsoft").exists()

@@ -9,8 +9,8 @@ import requests
 from django.contrib.auth.models import User
 from django.urls import reverse
 
-from leaderboard.submissions.models import HubAccount
-from leaderboard.submissions.selectors import owns_namespace
+from leaderboard.submissions.models import HubAccount, ModelEntry, NamespaceGrant
+from leaderboard.submissions.selectors import namespace_owners, owns_namespace
 from tests.frontend.conftest import text
 
 pytestmark = pytest.mark.django_db
@@ -63,6 +63,33 @@ def test_a_taken_user_name_gets_a_suffix_and_the_first_owner_keeps_theirs(client
     hub.oauth_sign_in("nadia")
     approve(client, hub)
     assert HubAccount.objects.get().user.username == "nadia-hf"
+
+
+def test_the_suffix_never_lands_on_a_namespace_in_use(client, hub):
+    """Issue 31, finding 4: with `llava` taken, the hub user `llava` got `llava-hf`, and with it the namespace of
+    `llava-hf/...` on the board. The suffixed name must be free as a name and unused as a namespace."""
+    User.objects.create_user("LLaVA", "someone@example.com", "pw")
+    ModelEntry.objects.create(hub_id="llava-hf/llava-1.5-7b-hf", namespace="llava-hf")
+    hub.oauth_sign_in("llava")
+    assert approve(client, hub).status_code == 302
+    user = HubAccount.objects.get().user
+    assert user.username == "llava-hf2" and owns_namespace(user, "llava") and not owns_namespace(user, "llava-hf")
+    assert [u.username for u in namespace_owners("llava-hf")] == []
+
+
+def test_it_refuses_clearly_when_every_name_it_would_give_is_taken(client, hub, snapshot):
+    User.objects.create_user("llava", "someone@example.com", "pw")
+    NamespaceGrant.objects.create(user=User.objects.get(), namespace="llava-hf", reason="the organisation's")
+    for name in ["llava-HF2", *(f"LLAVA-hf{n}" for n in range(3, 10))]:
+        User.objects.create_user(name, f"{name}@example.com", "pw")
+    before = snapshot()
+    hub.oauth_sign_in("llava")
+    refused = approve(client, hub)
+    assert refused.status_code == 400 and "'llava' is held by another account here" in text(refused)
+    assert "Sign up with an e-mail address" in text(refused)
+    stored = {table: rows for table, rows in snapshot().items() if table != "django_session"}  # the OAuth state
+    assert stored == {table: rows for table, rows in before.items() if table != "django_session"}
+    assert "_auth_user_id" not in client.session
 
 
 def test_an_org_member_uploads_under_the_org(client, hub, demo_loaded):
