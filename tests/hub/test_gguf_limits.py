@@ -241,3 +241,14 @@ def test_without_a_claim_the_name_is_llama_cpps_guess(fake_hub):
                                               "blk.0.attn_norm.weight": (32,)}, types={"blk.0.ffn_up.weight": "Q8_0"})
     facts = _check(fake_hub, data)
     assert facts.quantization == "Q8_0" and facts.sha256 == hashlib.sha256(data).hexdigest()  # not the norms' F32
+
+
+@pytest.mark.llamacpp
+@pytest.mark.parametrize("family", ["llama", "gemma"])
+def test_files_llama_cpp_made_pass_as_what_was_asked(gguf_files, family):
+    """Real files: converted to F32 by convert_hf_to_gguf.py and quantized by llama-quantize (tests/support/
+    gguf_fixtures.py), each read as intake reads it and named as it was made."""
+    for quant in ("f32", "q8_0", "q4_0", "q4_k_m"):
+        data = gguf_files[family, quant].read_bytes()
+        header = parse_header(data, file_size=len(data))
+        assert quantization(header.tensors, header.metadata.get("general.file_type")) == quant.upper(), quant
