@@ -17,7 +17,8 @@ _THROTTLED = {  # page -> (what was refused, what it counts)
     "reset": ("Too many password reset requests", "for this e-mail address or from your network"),
     "confirm": ("Too many confirmation attempts", "for this account or from your network"),
     "resend": ("Too many requests for a new confirmation link", "for this e-mail address or from your network"),
-    "login": ("Too many failed sign-ins", "for this user name or from your network"),
+    "login": ("Too many failed sign-ins", "for this user name from your network"),
+    "login-slow": ("Too many failed sign-ins", "for this user name, or from your network, from many places at once"),
     "device-report": ("Too many device reports", "from your account"),
 }
 
@@ -26,15 +27,19 @@ def throttled(request, page, seconds):
     """HTTP 429 in the site's look: what was refused and when to try again (Retry-After too). Nothing was sent."""
     what, scope = _THROTTLED[page]
     response = render(request, "frontend/accounts/throttled.html", {
-        "what": what, "scope": scope, "page": page, "minutes": max(1, -(-seconds // 60)),
+        "what": what, "scope": scope, "page": page, "minutes": max(1, -(-seconds // 60)), "seconds": seconds,
         "retry_at": timezone.now() + timedelta(seconds=seconds)}, status=429)
     response["Retry-After"] = str(seconds)
     return response
 
 
 def locked_out(request, response=None, credentials=None):
-    """django-axes' lockout answer (AXES_LOCKOUT_CALLABLE), for the site's sign-in and the admin's: every further
-    attempt during the cool-off starts it again (AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT)."""
+    """django-axes' lockout answer (AXES_LOCKOUT_CALLABLE), for the site's sign-in and the admin's: this user name is
+    locked from this client for the cool-off, or, under a guess from many clients, an unknown client is asked to retry
+    in seconds (frontend/sign_in_throttle.py)."""
+    wait = getattr(request, "sign_in_wait", None)
+    if wait:
+        return throttled(request, "login-slow", wait)
     return throttled(request, "login", int(settings.AXES_COOLOFF_TIME.total_seconds()))
 
 

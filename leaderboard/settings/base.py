@@ -57,7 +57,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "axes.middleware.AxesMiddleware",  # turns a lockout into the 429 page (frontend.views.accounts.locked_out)
+    "frontend.sign_in_throttle.SignInMiddleware",  # axes': a lockout becomes the 429 page (accounts.locked_out)
     "leaderboard.core.middleware.AtomicRequestMiddleware",  # last: one transaction, rolled back on a 4xx or 5xx
 ]
 
@@ -360,15 +360,22 @@ SIGNUP_CONFIRM_DAYS = env_int("SIGNUP_CONFIRM_DAYS", 3, minimum=1)
 # names) and per client, "N/second|minute|hour|day". A refused request gets 429 and sends no e-mail.
 ACCOUNT_THROTTLE_PER_ADDRESS = env_rate("ACCOUNT_THROTTLE_PER_ADDRESS", "3/hour")
 ACCOUNT_THROTTLE_PER_CLIENT = env_rate("ACCOUNT_THROTTLE_PER_CLIENT", "20/hour")
-# Sign-in (the site's and the admin's), django-axes: LOGIN_FAILURE_LIMIT failures for one user name, or from one
-# client, lock it out for LOGIN_LOCKOUT_MINUTES after the last attempt (each attempt meanwhile restarts the wait;
-# a success does not reset the count, so signing in to one's own account never clears a guessing run).
+# Sign-in (the site's and the admin's), django-axes with frontend/sign_in_throttle.py: LOGIN_FAILURE_LIMIT failures for
+# one (user name, client) pair lock that pair out for LOGIN_LOCKOUT_MINUTES after its last counted failure (attempts
+# refused meanwhile are not counted). A user name's failures from all clients, and a client's for all names, have a
+# budget a minute (above the pair's limit: only a guess from many clients spends one); once spent, clients that never
+# signed in as that name are asked to retry in seconds. Known clients never are. docs/operations.md: the trade-off.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_LOCKOUT_MINUTES", 15, minimum=1))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False  # a refused attempt is not a failure: it extends nothing
+AXES_HANDLER = "frontend.sign_in_throttle.SignInHandler"
+AXES_USERNAME_CALLABLE = "frontend.sign_in_throttle.username_of"  # counted by the name's canonical form
 AXES_CLIENT_IP_CALLABLE = "frontend.throttles.client_ip"
 AXES_LOCKOUT_CALLABLE = "frontend.views.accounts.locked_out"
+LOGIN_SLOWDOWN_PER_NAME = env_rate("LOGIN_SLOWDOWN_PER_NAME", "20/minute")
+LOGIN_SLOWDOWN_PER_CLIENT = env_rate("LOGIN_SLOWDOWN_PER_CLIENT", "30/minute")
 AXES_DISABLE_ACCESS_LOG = True  # no table of every successful sign-in: failures are what is counted
 # Masked in the failed attempts' form data that axes keeps (its admin shows them): no password or CSRF token.
 AXES_SENSITIVE_PARAMETERS = ["username", "ip_address", "password", "csrfmiddlewaretoken"]
