@@ -63,7 +63,7 @@ class HeaderLimits:
     max_keys: int = 4096
     max_tensors: int = 16384
     max_array_strings: int = 1 << 20  # items of one array of strings (an array of numbers is skipped whole)
-    max_seconds: float = 2.0  # parsing only: the time spent in ``read_more`` (the network) is not counted
+    max_seconds: float = 2.0  # CPU time of parsing (the thread's: neither other processes nor ``read_more``)
 
 
 DEFAULT_LIMITS = HeaderLimits()
@@ -164,7 +164,7 @@ class _Cursor:
                  read_more: Callable[[int, int], bytes] | None):
         self.buf, self.file_size, self.limits, self.read_more, self.pos = bytearray(data), file_size, limits, \
             read_more, 0
-        self.started, self.waited = time.monotonic(), 0.0
+        self.started, self.waited = time.thread_time(), 0.0
 
     def need(self, end: int, what: str) -> None:
         """Bytes up to ``end`` are in the buffer (read more if the file has them), or an exception says why not."""
@@ -178,17 +178,17 @@ class _Cursor:
                                                          f"(to byte {end:,} at least, reading {what})")
         if self.read_more is None:
             raise MoreBytesNeeded(end)
-        asked = time.monotonic()
+        asked = time.thread_time()
         self.buf += self.read_more(len(self.buf), end)
-        self.waited += time.monotonic() - asked
+        self.waited += time.thread_time() - asked
         if len(self.buf) < end:
             raise MoreBytesNeeded(end)  # the reader gave fewer bytes than asked: its caller's failure to report
 
     def clock(self) -> None:
-        spent = time.monotonic() - self.started - self.waited
+        spent = time.thread_time() - self.started - self.waited
         if spent > self.limits.max_seconds:
             raise HeaderOverLimit(GGUF_HEADER_TOO_SLOW, f"reading its header took over {self.limits.max_seconds:g} s "
-                                                        f"of computing (stopped at byte {self.pos:,})")
+                                                        f"of CPU time (stopped at byte {self.pos:,})")
 
     def take(self, n: int, what: str) -> bytes:
         self.need(self.pos + n, what)
