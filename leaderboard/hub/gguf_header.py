@@ -190,12 +190,6 @@ class _Cursor:
             raise HeaderOverLimit(GGUF_HEADER_TOO_SLOW, f"reading its header took over {self.limits.max_seconds:g} s "
                                                         f"of CPU time (stopped at byte {self.pos:,})")
 
-    def take(self, n: int, what: str) -> bytes:
-        self.need(self.pos + n, what)
-        chunk = bytes(self.buf[self.pos:self.pos + n])
-        self.pos += n
-        return chunk
-
     def u32(self, what: str) -> int:
         self.need(self.pos + 4, what)
         self.pos += 4
@@ -208,9 +202,10 @@ class _Cursor:
 
     def string(self, what: str) -> str:
         length = self.u64(what)
-        raw = self.take(length, what)
+        self.need(self.pos + length, what)
+        self.pos += length
         try:
-            return raw.decode("utf-8")
+            return self.buf[self.pos - length:self.pos].decode("utf-8")
         except UnicodeDecodeError:
             raise HeaderUnreadable(f"{what} at byte {self.pos - length:,} is not UTF-8 text") from None
 
