@@ -1,5 +1,5 @@
 """Device speed reports (issue 25) in headless Chromium at 1280 and 390 px: a GGUF file's model page draws generation
-speed by device (each report, the medians, the outliers left out) after the server's cost profile, and its device
+speed by device (each report, the confirmed figures, the outliers left out; unconfirmed devices apart) after the server's cost profile, and its device
 table reads on a phone; "what runs well on my phone" draws accuracy against a device's speed with its frontier; the
 upload page works signed in. No console error, no serious axe violation. Screenshots go to var/screenshots/
 (device-reports-<width>.png, device-board-<width>.png)."""
@@ -16,17 +16,18 @@ pytestmark = [pytest.mark.browser, needs_chromium, pytest.mark.django_db(transac
 
 @pytest.fixture
 def reported(demo_loaded):
-    """The On-device world with the measured file, and reports from three phones (one an outlier)."""
+    """The On-device world with the measured file, and reports from three phones by three people: Pixel 8 and Galaxy
+    S23 confirmed by two people each (and an outlier on the Pixel), Redmi Note 12 unconfirmed (one person)."""
     from leaderboard.devices.services import report_create
     from tests.devices import world
 
     world.build()
-    user = User.objects.create_user("tester")
-    for tg, device in ((20.0, {}), (24.0, {}), (90.0, {}),
-                       (9.5, {"make": "Samsung", "model": "Galaxy S23 Ultra (SM-S918B)", "chip": "Snapdragon 8 Gen 2",
-                              "ram_gb": 12}),
-                       (4.2, {"make": "Xiaomi", "model": "Redmi Note 12", "chip": "Snapdragon 4 Gen 1", "ram_gb": 4})):
-        report_create(user=user, llama_bench=world.with_speeds(tg, pp=300.0), device={**world.DEVICE, **device})
+    user, second, third = (User.objects.create_user(name) for name in ("tester", "second", "third"))
+    s23 = {"make": "Samsung", "model": "Galaxy S23 Ultra (SM-S918B)", "chip": "Snapdragon 8 Gen 2", "ram_gb": 12}
+    redmi = {"make": "Xiaomi", "model": "Redmi Note 12", "chip": "Snapdragon 4 Gen 1", "ram_gb": 4}
+    for who, tg, device in ((user, 20.0, {}), (second, 24.0, {}), (third, 90.0, {}), (user, 9.5, s23),
+                            (second, 9.5, s23), (third, 4.2, redmi)):
+        report_create(user=who, llama_bench=world.with_speeds(tg, pp=300.0), device={**world.DEVICE, **device})
     return user
 
 
@@ -52,9 +53,11 @@ def test_the_model_page_draws_speed_by_device(browser, live_server, reported, wi
         wait_for_charts(page)
         traces = page.eval_on_selector("#chart-device-speeds", """el => el.data.map(t => ({name: t.name,
             x: Array.from(t.x), y: Array.from(t.y)}))""")
-        assert [t["name"] for t in traces] == ["a report", "median of the reports", "outlier, left out until reviewed"]
-        assert sorted(traces[0]["x"]) == [4.2, 9.5, 20.0, 24.0] and traces[2]["x"] == [90.0]
-        assert traces[1]["x"] == [22.0, 9.5, 4.2]  # the medians, fastest device first
+        assert [t["name"] for t in traces] == ["a report", "confirmed figure: median of the people who agree",
+                                               "outlier or not agreeing, left out"]
+        assert sorted(traces[0]["x"]) == [9.5, 9.5, 20.0, 24.0] and traces[2]["x"] == [90.0]
+        assert traces[1]["x"] == [22.0, 9.5]  # confirmed figures only, fastest device first
+        assert "Xiaomi Redmi Note 12" in page.inner_text("#device-table-unconfirmed")  # apart, labelled
         box = page.locator("#device-reports").bounding_box()
         assert box and page.locator("#cost-profile").bounding_box()["y"] < box["y"]  # after the server's profile
         assert "people measuring on their own devices" in page.inner_text("#device-reports-label")
@@ -98,7 +101,7 @@ def test_the_upload_page_signed_in_on_a_phone(browser, live_server, reported):
             page.fill(f"#id_{name}", value)
         page.click("#device-report-form button[type=submit]")
         page.wait_for_url("**#device-reports")
-        assert "Fairphone 5" in page.inner_text("#device-table")
+        assert "Fairphone 5" in page.inner_text("#device-table-unconfirmed")  # one person: not confirmed yet
         failures = check(page, problems, PHONE, "device-report-uploaded")
         assert not failures, "\n".join(failures)
     finally:
