@@ -1,6 +1,9 @@
 """The model page: one chosen run's breakdown (categories, subcategories, topics, variants) and the
 model's runs, history, Δ, efficiency and reproducibility. Sealed runs: overall only (the selector
 returns nothing below it)."""
+from django.conf import settings
+
+from evaluator.ondevice_profile import reliability
 from evaluator.protocols import get_protocol
 
 from leaderboard.benchmarks import selectors as bench_selectors
@@ -87,9 +90,14 @@ def cost_profile_card(profile: dict | None) -> dict | None:
     if not profile:
         return None
     card = {"label": profile.get("label", ""), "error": profile.get("error", ""), "rows": [],
-            "measured_for_run": profile.get("measured_for_run")}
+            "measured_for_run": profile.get("measured_for_run"), "unreliable": None}
     if card["error"]:
         return card
+    verdict = reliability(profile, max_cv=settings.ONDEVICE_PROFILE_MAX_CV)
+    if not verdict["reliable"]:
+        card["unreliable"] = (f"Unreliable: the figures stayed noisy after {verdict['attempts']} measurement"
+                              f"{'s' if verdict['attempts'] != 1 else ''} ({'; '.join(verdict['reasons'])}). "
+                              "They are shown as measured and kept off the On-device board's speed frontier.")
     pp, tg, ttft, cpu = profile["pp"], profile["tg"], profile["ttft"], profile.get("cpu", {})
     simd = [f for f in cpu.get("flags", []) if f.startswith(_SIMD_FLAGS)]
     energy = profile.get("energy")

@@ -79,7 +79,7 @@ def gb_text(value) -> str:
 
 def _point(row) -> dict:
     return {"hub": row["hub_id"], "file": row["file"] or row["hub_id"], "quant": row["quantization"],
-            "gb": _gb(row["file_bytes"]), "gen": row["gen_tokens_per_s"], "acc": row["accuracy"],
+            "gb": _gb(row["file_bytes"]), "gen": ondevice.trusted_speed(row), "acc": row["accuracy"],
             "lo": row["ci95_low"], "hi": row["ci95_high"]}
 
 
@@ -108,16 +108,20 @@ def summaries(view) -> dict:
     """The text beside each chart: what it shows and which files are on its frontier."""
     rows = view.kept
     sized = [r for r in rows if r["file_bytes"] is not None and r["accuracy"] is not None]
-    timed = [r for r in rows if r["gen_tokens_per_s"] is not None and r["accuracy"] is not None]
+    timed = [r for r in rows if ondevice.trusted_speed(r) is not None and r["accuracy"] is not None]
+    noisy = sum(r["profile_reliable"] is False for r in rows)
     size = (f"{len(sized)} file{'s' if len(sized) != 1 else ''} by size and accuracy. "
             + ondevice.FRONTIER_NOTE.format(better="smaller") + ": "
             + _named(rows, view.frontier_size, lambda r: f"{gb_text(r['file_bytes'])} GB") + ".") if sized else ""
-    unplaced = len(rows) - len(timed)
+    unplaced = len(rows) - len(timed) - noisy
     speed = (f"{len(timed)} file{'s' if len(timed) != 1 else ''} by generation speed and accuracy, speeds "
              + " / ".join(labels(timed)) + ". " + ondevice.FRONTIER_NOTE.format(better="faster") + ": "
              + _named(rows, view.frontier_speed, lambda r: f"{r['gen_tokens_per_s']:.1f} tokens/s") + "."
              + (f" {unplaced} file{'s have' if unplaced != 1 else ' has'} no cost profile and "
-                f"{'are' if unplaced != 1 else 'is'} not placed." if unplaced else "")) if timed else ""
+                f"{'are' if unplaced != 1 else 'is'} not placed." if unplaced else "")
+             + (f" {noisy} file{'s have' if noisy != 1 else ' has'} an unreliable cost profile (noisy after "
+                "re-measuring) and " + ("are" if noisy != 1 else "is") + " not placed." if noisy else "")) \
+        if timed else ""
     return {"size": size, "speed": speed}
 
 
@@ -130,9 +134,9 @@ def empties(view, *, total) -> dict:
     if not view.kept:
         return {"size": "No file matches these filters.", "speed": "No file matches these filters."}
     out = {"size": "", "speed": ""}
-    if not any(r["gen_tokens_per_s"] is not None and r["accuracy"] is not None for r in view.kept):
-        out["speed"] = ("No file shown has a cost profile yet (the GPU worker measures it after predicting), so "
-                        "there is no generation speed to chart.")
+    if not any(ondevice.trusted_speed(r) is not None and r["accuracy"] is not None for r in view.kept):
+        out["speed"] = ("No file shown has a reliable cost profile yet (the GPU worker measures it after predicting; "
+                        "a noisy one is not charted), so there is no generation speed to chart.")
     return out
 
 

@@ -2,7 +2,8 @@
 board's own figures (accuracy ± CI, flags) and the On-device columns (results/ondevice_facts.py): file, quantization,
 size, change vs 16-bit, flip rate, prompt and generation tokens/s, time to first token, peak memory. Narrowed by
 quantization and "fits in N GB", sorted, with the Pareto frontiers of accuracy against file size and against
-generation speed among the files the filters keep (pareto.py).
+generation speed among the files the filters keep (pareto.py). A file whose cost profile is unreliable (a noisy
+measurement, `profile_reliable` false) keeps its figures in its row, marked, but is not placed on the speed frontier.
 
 Open split only: flips and KL per sealed question would tell which sealed questions a model gets right, so the
 sealed split has no On-device view and no sealed row is read. "Fits in N GB" reads the file's size (GB = 10⁹ bytes):
@@ -91,13 +92,17 @@ def sort_rows(rows, sort=DEFAULT_SORT):
     return known + [r for r in tie if key(r) in (None, "")]
 
 
+def trusted_speed(row):
+    """The row's generation tokens/s where its profile can be trusted; None (not placed) for a noisy one."""
+    return None if row["profile_reliable"] is False else row["gen_tokens_per_s"]
+
+
 def view(rows, *, filters=Filters(), search="", sort=DEFAULT_SORT) -> View:
     """The board as a reader asked for it: the filters' rows with their frontiers, then searched (by hub id or file
     name: the frontiers are unchanged) and sorted. `rows` (from ondevice_rows) are not modified."""
     kept = [r for r in rows if filters.keep(r)]
     by_size = pareto.frontier([(r["run_id"], r["file_bytes"], r["accuracy"]) for r in kept])
-    by_speed = pareto.frontier([(r["run_id"], r["gen_tokens_per_s"], r["accuracy"]) for r in kept],
-                               lower_is_better=False)
+    by_speed = pareto.frontier([(r["run_id"], trusted_speed(r), r["accuracy"]) for r in kept], lower_is_better=False)
     size, speed, needle = set(by_size), set(by_speed), search.lower()
     kept = [{**r, "pareto_size": r["run_id"] in size, "pareto_speed": r["run_id"] in speed} for r in kept]
     shown = [r for r in kept if not needle or needle in r["hub_id"].lower() or needle in r["file"].lower()]

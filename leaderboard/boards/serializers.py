@@ -153,6 +153,10 @@ class OnDeviceBoardRowSerializer(serializers.Serializer):
     profile_label = serializers.CharField(help_text='"measured on a server CPU with N threads: a proxy, not a phone" '
                                                     "(empty: not profiled)")
     profile_error = serializers.CharField(help_text="why the profile has no figures, when it failed")
+    profile_reliable = serializers.BooleanField(
+        allow_null=True, help_text="false: the profile stayed noisy after its re-measurements (profile_noise says "
+                                   "why); its speeds are not placed on the speed frontier. null: no profile")
+    profile_noise = serializers.CharField(help_text="why the profile cannot be trusted (empty when it can)")
     pareto_size = serializers.BooleanField(help_text="on the frontier of accuracy against file size among the rows "
                                                      "the filters keep: no file is both smaller and more accurate")
     pareto_speed = serializers.BooleanField(help_text="on the frontier of accuracy against generation speed: no "

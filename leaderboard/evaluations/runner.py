@@ -27,7 +27,7 @@ from django.db import close_old_connections, connection, transaction
 
 from evaluator import checkpoint
 from evaluator.backends import create_backend
-from evaluator.ondevice_profile import ProfileError, label, measure_profile
+from evaluator.ondevice_profile import ProfileError, label, measure_reliable_profile
 from evaluator.precisions import resolve_load
 from evaluator.prompts import render_questions
 from evaluator.protocols import get_protocol
@@ -300,6 +300,7 @@ def ondevice_profiler(run: EvaluationRun, backend):
     (evaluator/ondevice_profile.py, ONDEVICE_PROFILE_* settings); None for other runs or with 0 threads.
     The file's other run (validation and test runs share a file) may have measured it already with the same
     settings: that profile is kept, naming its run (minutes of a worker's time for a 7B file).
+    A noisy profile is measured again (ONDEVICE_PROFILE_MAX_CV, _RETRIES) and kept marked unreliable if it stays so.
     A profile that fails is recorded with its error: the run's predictions stand without it."""
     threads = settings.ONDEVICE_PROFILE_THREADS
     if run.backend != "llamacpp" or not threads:
@@ -312,7 +313,9 @@ def ondevice_profiler(run: EvaluationRun, backend):
         if earlier is not None:
             return {**earlier[1], "measured_for_run": earlier[0]}
         try:
-            return measure_profile(backend.path, timeout=settings.ONDEVICE_PROFILE_TIMEOUT_SECONDS, **sizes)
+            return measure_reliable_profile(backend.path, timeout=settings.ONDEVICE_PROFILE_TIMEOUT_SECONDS,
+                                            max_cv=settings.ONDEVICE_PROFILE_MAX_CV,
+                                            retries=settings.ONDEVICE_PROFILE_RETRIES, **sizes)
         except ProfileError as exc:
             log.warning("run %s: %s", run.pk, exc)
             return {"label": label(threads), "threads": threads, "error": f"{exc.code}: {exc}"}

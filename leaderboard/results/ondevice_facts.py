@@ -7,6 +7,9 @@ run's pinned `model_files`, or what the worker made (`gguf_recipe`); the type fr
 `efficiency.ondevice`) is a server CPU's: its label says so wherever its figures go. Open splits only: a sealed run
 is never compared per question (quantization_truth), so it is never read here.
 """
+from django.conf import settings
+
+from evaluator.ondevice_profile import reliability
 from leaderboard.benchmarks.models import SEALED_SPLITS
 from leaderboard.evaluations.gguf_make import file_facts
 
@@ -24,15 +27,20 @@ COMPARISON_COLUMNS = {"base_hub_id": "base_hub_id", "base_run_id": "base_run_id"
 
 
 def profile_columns(profile: dict | None) -> dict:
-    """A cost profile's figures as flat columns (None where it was not measured, or failed: `profile_error`)."""
+    """A cost profile's figures as flat columns (None where it was not measured, or failed: `profile_error`), and
+    whether they can be trusted (`profile_reliable`; `profile_noise` says why not: a noisy profile's speeds are kept
+    off the speed frontier)."""
     profile = profile or {}
     measured = {} if profile.get("error") else profile
+    verdict = reliability(profile, max_cv=settings.ONDEVICE_PROFILE_MAX_CV)
     pp, tg, ttft = (measured.get(name) or {} for name in ("pp", "tg", "ttft"))
     return {"prompt_tokens_per_s": pp.get("tokens_per_s"), "prompt_tokens_per_s_sd": pp.get("sd"),
             "gen_tokens_per_s": tg.get("tokens_per_s"), "gen_tokens_per_s_sd": tg.get("sd"),
             "ttft_s": ttft.get("seconds"), "peak_rss_bytes": measured.get("peak_rss_bytes"),
             "mmap": measured.get("mmap"), "profile_threads": profile.get("threads"),
-            "profile_label": profile.get("label", ""), "profile_error": profile.get("error", "")}
+            "profile_label": profile.get("label", ""), "profile_error": profile.get("error", ""),
+            "profile_reliable": verdict and verdict["reliable"], "profile_noise": "; ".join((verdict or {}).get(
+                "reasons", []))}
 
 
 def file_columns(result) -> dict:

@@ -283,6 +283,11 @@ ONDEVICE_PROFILE_REPEATS = env_int("ONDEVICE_PROFILE_REPEATS", 5, minimum=1)
 ONDEVICE_PROFILE_PP = env_int("ONDEVICE_PROFILE_PP", 512, minimum=1)
 ONDEVICE_PROFILE_TG = env_int("ONDEVICE_PROFILE_TG", 128, minimum=1)
 ONDEVICE_PROFILE_TIMEOUT_SECONDS = env_int("ONDEVICE_PROFILE_TIMEOUT_SECONDS", 1800, minimum=1)
+# A profile whose pp, tg or TTFT varies over its repeats by more than this coefficient of variation (sd / mean), or
+# that ran at a load average above its CPUs, is measured again up to RETRIES times; still noisy, it is stored marked
+# unreliable and kept off the On-device board's speed frontier (evaluator/ondevice_profile.py).
+ONDEVICE_PROFILE_MAX_CV = env_float("ONDEVICE_PROFILE_MAX_CV", 0.10, minimum=0.0)
+ONDEVICE_PROFILE_RETRIES = env_int("ONDEVICE_PROFILE_RETRIES", 2, minimum=0)
 # GPU worker: while this file exists (docker/start-worker.sh makes it on SIGTERM), predictions stop at the
 # next chunk boundary and their runs go back to the queue without spending an attempt.
 RUN_DRAIN_FILE = env_str("RUN_DRAIN_FILE", str(VAR_DIR / "gpu-worker.drain"))
