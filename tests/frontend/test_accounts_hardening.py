@@ -79,7 +79,7 @@ def test_the_migration_stops_on_case_duplicates_and_says_how_to_resolve_them(db)
 
     migration = import_module("leaderboard.submissions.migrations.0009_account_names")
     # The world before the migration (rolled back with the test): users saved without their canonical names.
-    User.objects.bulk_create([User(username="alice"), User(username="ALICE"), User(username="bob")])
+    User.objects.bulk_create([User(username=name) for name in ("alice", "ALICE", "ａｌｉｃｅ", "strasse", "STRAßE", "bob")])
 
     class Editor:
         connection = connection
@@ -87,7 +87,8 @@ def test_the_migration_stops_on_case_duplicates_and_says_how_to_resolve_them(db)
     with pytest.raises(RuntimeError) as refused:
         migration.fill_account_names(apps, Editor())
     message = str(refused.value)
-    assert "'alice'" in message and "'ALICE'" in message and "'bob'" not in message
+    assert all(f"{name!r} (id " in message for name in ("alice", "ALICE", "ａｌｉｃｅ", "strasse", "STRAßE"))
+    assert "'bob'" not in message and message.count(" = ") == 3  # two groups: three alices, two strasses
     assert "rename" in message and "merge" in message and "migrate again" in message
     assert not AccountName.objects.exists()  # nothing was changed
 

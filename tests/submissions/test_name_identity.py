@@ -159,3 +159,20 @@ def test_a_name_vouched_for_by_the_hub_cannot_be_taken_by_signing_up(client):
         page = text(sign_up(client, name, f"{name}@example.com"))
         assert "is the namespace of models on this board" in page
     assert not User.objects.filter(account_name__canonical__in=["nadia-lab", "meta-llama"]).exists()
+
+
+def test_the_migration_gives_existing_accounts_their_canonical_names():
+    from importlib import import_module
+
+    from django.apps import apps
+
+    migration = import_module("leaderboard.submissions.migrations.0009_account_names")
+    User.objects.bulk_create([User(username="Carol"), User(username="ｄａｖｅ"), User(username="mıcrosoft")])  # as before
+
+    class Editor:
+        connection = connection
+
+    migration.fill_account_names(apps, Editor())
+    assert dict(AccountName.objects.values_list("username", "canonical")) == {
+        "Carol": "carol", "ｄａｖｅ": "dave", "mıcrosoft": "mıcrosoft"}
+    assert [u.username for u in namespace_owners("CAROL")] == ["Carol"] and not namespace_owners("microsoft").exists()
