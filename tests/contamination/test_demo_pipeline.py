@@ -6,7 +6,6 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from leaderboard.benchmarks.demo import DEMO_MODELS
-from leaderboard.demo.seed import demo_models_build
 from leaderboard.evaluations.models import EvaluationRun, RunStatus
 from leaderboard.hub.ids import ModelRef
 from leaderboard.submissions.services import submission_create
@@ -19,9 +18,9 @@ FAST = dict(RUN_CHUNK_SIZE=240, RUN_LEASE_SECONDS=60, RUN_RETRY_DELAY_SECONDS=0,
 
 
 @pytest.fixture
-def demo_on_hub(demo_loaded, fake_hub, demo_models_folder):
+def demo_on_hub(fake_hub, demo_models_built):
     """The two demo models, built from the demo database as load_demo does, published as demo/<name>."""
-    for name, path in demo_models_build(out_dir=demo_models_folder).items():
+    for name, path in demo_models_built.items():
         files = files_from_folder(path)
         files["README.md"] = b"---\nlicense: apache-2.0\n---\n# demo model\n"
         fake_hub.add_repo(f"demo/{name}", repo_type="model", files=files, license="apache-2.0")

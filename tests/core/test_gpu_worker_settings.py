@@ -7,6 +7,7 @@ import pytest
 from django.db import connection
 
 from leaderboard.benchmarks.crypto import encrypt_answer
+from tests.support.lifecycle import BROKER
 from tests.support.worker import REPO
 
 pytestmark = pytest.mark.django_db
@@ -31,7 +32,7 @@ def test_it_has_no_sealed_key_and_not_the_site_secret(settings):
     s = connection.settings_dict
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "leaderboard.settings.gpu_worker",
            "DATABASE_URL": f"postgresql://{s['USER']}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{s['NAME']}",
-           "CELERY_BROKER_URL": "redis://127.0.0.1:6379/15",
+           "CELERY_BROKER_URL": BROKER,
            # As if an operator leaked both into the worker's environment:
            "SECRET_KEY": site_secret, "SEALED_ANSWER_KEYS": ",".join(settings.SEALED_ANSWER_KEYS)}
     out = subprocess.run([sys.executable, "-c", PROBE, token.hex(), site_secret], cwd=REPO, env=env,

@@ -5,6 +5,7 @@ import sys
 
 import pytest
 
+from tests.support.parallel import spare_broker
 from tests.support.worker import REPO, WorkerProcess
 
 pytestmark = pytest.mark.slow
@@ -24,7 +25,7 @@ def test_it_works(tmp_path, broker):
     if broker == "redis":
         import redis
 
-        env.update(DJANGO_SETTINGS_MODULE="leaderboard.settings.test", CELERY_BROKER_URL="redis://127.0.0.1:6379/5")  # not the tests' cache (14)
+        env.update(DJANGO_SETTINGS_MODULE="leaderboard.settings.test", CELERY_BROKER_URL=spare_broker())  # not the tests' cache
         redis.Redis.from_url(env["CELERY_BROKER_URL"]).flushdb()
     else:  # embedded defaults: nothing configured, nothing running but the worker
         env.update(DJANGO_SETTINGS_MODULE="leaderboard.settings.local", CELERY_BROKER_URL="", DATABASE_URL="")

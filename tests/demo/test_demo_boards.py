@@ -4,17 +4,17 @@ import pytest
 from django.core.management import call_command
 
 from leaderboard.benchmarks.demo import DEMO_MODELS
-from leaderboard.demo.seed import demo_models_build, demo_models_register
+from leaderboard.demo.seed import demo_models_register
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db]
 
 
 @pytest.fixture
-def demo_models(demo_loaded, demo_models_folder, settings):
+def demo_models(demo_models_built, demo_models_folder, settings):
     """The demo models built from the demo database as load_demo does, where `evaluate --model demo/<name>` finds
     them (VAR_DIR/demo)."""
     settings.VAR_DIR = demo_models_folder.parent
-    demo_models_register(demo_models_build(out_dir=demo_models_folder))
+    demo_models_register(demo_models_built)
 
 
 def test_the_demo_models_fill_the_pro_and_the_general_boards(client, demo_models):

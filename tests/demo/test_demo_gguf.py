@@ -13,7 +13,6 @@ from evaluator.engine import run_evaluation
 from evaluator.gguf_convert import convert, quantize
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.benchmarks.models import Split
-from leaderboard.demo.seed import demo_models_build
 from leaderboard.evaluations.selectors import engine_questions
 from tests.evaluator.test_llamacpp_backend import largest_difference, llamacpp
 
@@ -38,10 +37,10 @@ def scored(path, questions, folder):
     return rows, card["dtype"]
 
 
-def test_the_demo_models_convert_quantize_and_score_as_in_transformers(demo_loaded, demo_models_folder, tmp_path):
+def test_the_demo_models_convert_quantize_and_score_as_in_transformers(demo_models_built, tmp_path):
     validation = demo_questions("mobile-mmlu", 8)
     questions = validation + demo_questions("mmlu-pro", 4)  # the memorizer's own questions, then unseen ones
-    for name, folder in demo_models_build(out_dir=demo_models_folder).items():
+    for name, folder in demo_models_built.items():
         hf = create_backend("transformers", str(folder), device="cpu", dtype="float32", batch_size=4)
         reference = run_evaluation(hf, questions).rows
         f32 = tmp_path / f"{name}-f32.gguf"

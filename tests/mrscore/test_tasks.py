@@ -7,10 +7,11 @@ from leaderboard.benchmarks.demo import demo_import
 from leaderboard.mrscore import services
 from leaderboard.mrscore.models import JobStatus, MRScoreJob
 from tests.support.lifecycle import start_worker, wait_until
+from tests.support.parallel import spare_broker
 
 # A broker database of its own: a worker of another test session on the shared test broker must not take
 # this job (it would look for it in another database).
-BROKER = "redis://127.0.0.1:6379/13"
+BROKER = spare_broker()
 
 
 def flush_broker():

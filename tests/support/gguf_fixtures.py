@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.prompts import get_template
+from tests.support.shared_build import once
 
 GGUF_FAMILIES = ("llama", "gemma")
 QUANTIZED = ("q8_0", "q4_0", "q4_k_m")
@@ -38,7 +39,7 @@ def spm_tokenizer_file(models_dir, real_questions, real_dev_questions) -> Path:
 
     texts = [get_template(t).render(q.question, q.options) for q in real_questions + real_dev_questions
              for t in ("default", "mobile-mmlu-reference")]
-    return build_spm_tokenizer(texts, models_dir / "spm", vocab_size=1000)
+    return once(models_dir, "spm", lambda: build_spm_tokenizer(texts, models_dir / "spm", vocab_size=1000))
 
 
 @pytest.fixture(scope="session")
@@ -46,8 +47,9 @@ def spm_model_dirs(models_dir, spm_tokenizer_file) -> dict[str, Path]:
     """family -> a tiny random checkpoint folder (safetensors, tokenizer.model, tokenizer.json)."""
     from evaluator.spm_models import build_spm_model
 
-    return {family: build_spm_model(models_dir / f"spm-{family}", spm_tokenizer_file, family=family, seed=1)
-            for family in GGUF_FAMILIES}
+    return once(models_dir, "spm-models", lambda: {
+        family: build_spm_model(models_dir / f"spm-{family}", spm_tokenizer_file, family=family, seed=1)
+        for family in GGUF_FAMILIES})
 
 
 @pytest.fixture(scope="session")
@@ -55,12 +57,15 @@ def gguf_files(models_dir, spm_model_dirs) -> dict[tuple[str, str], Path]:
     """(family, quant) -> GGUF file: f32 converted from the checkpoint, the others quantized from it."""
     from evaluator.gguf_convert import convert, quantize
 
-    files = {}
-    for family, folder in spm_model_dirs.items():
-        f32 = models_dir / "gguf" / f"{family}-f32.gguf"
-        convert(str(folder), f32, "f32")
-        files[family, "f32"] = f32
-        for quant in QUANTIZED:
-            files[family, quant] = models_dir / "gguf" / f"{family}-{quant}.gguf"
-            quantize(f32, files[family, quant], quant)
-    return files
+    def build():
+        files = {}
+        for family, folder in spm_model_dirs.items():
+            f32 = models_dir / "gguf" / f"{family}-f32.gguf"
+            convert(str(folder), f32, "f32")
+            files[family, "f32"] = f32
+            for quant in QUANTIZED:
+                files[family, quant] = models_dir / "gguf" / f"{family}-{quant}.gguf"
+                quantize(f32, files[family, quant], quant)
+        return files
+
+    return once(models_dir, "gguf", build)

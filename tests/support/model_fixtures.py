@@ -1,4 +1,5 @@
-"""Tiny local models built once per test session (no downloads); shared by evaluator and Django tests.
+"""Tiny local models built once per test run (no downloads; tests/support/shared_build.py: one build for all the
+run's processes); shared by evaluator and Django tests.
 
 Registered for the whole suite through ``pytest_plugins`` in tests/conftest.py.
 """
@@ -12,6 +13,7 @@ import pytest
 
 from evaluator.demo_models import build_demo_tokenizer, build_tiny_random, generate_demo_questions
 from evaluator.prompts import get_template
+from tests.support.shared_build import once, run_folder
 
 BIAS_FORMS = {"C": 3.0, " C": 2.0}  # logits of the biased model; every other token has logit 0
 
@@ -23,25 +25,26 @@ def demo_questions():
 
 @pytest.fixture(scope="session")
 def models_dir(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("models")
+    return run_folder(tmp_path_factory, "models")
 
 
 @pytest.fixture(scope="session")
 def tokenizer_dir(models_dir, demo_questions) -> Path:
     texts = [get_template(t).render(q.question, q.options) for q in demo_questions
              for t in ("default", "mobile-mmlu-reference")]
-    return build_demo_tokenizer(texts, models_dir / "tokenizer", vocab_size=1500)
+    return once(models_dir, "tokenizer", lambda: build_demo_tokenizer(texts, models_dir / "tokenizer", vocab_size=1500))
 
 
 @pytest.fixture(scope="session")
 def tiny_model_dir(models_dir, tokenizer_dir) -> Path:
-    return build_tiny_random(models_dir / "tiny", tokenizer_dir, seed=0)
+    return once(models_dir, "tiny", lambda: build_tiny_random(models_dir / "tiny", tokenizer_dir, seed=0))
 
 
 @pytest.fixture(scope="session")
 def gqa_model_dir(models_dir, tokenizer_dir) -> Path:
     """tiny-random with head_dim 64 (vLLM's CPU attention refuses 16) and grouped-query attention (2 heads, 1 KV)."""
-    return build_tiny_random(models_dir / "tiny-gqa", tokenizer_dir, seed=0, hidden=128, heads=2)
+    return once(models_dir, "tiny-gqa",
+                lambda: build_tiny_random(models_dir / "tiny-gqa", tokenizer_dir, seed=0, hidden=128, heads=2))
 
 
 def _bias_only_phi(tokenizer_dir, out: Path, biases) -> Path:
@@ -70,15 +73,15 @@ def _bias_only_phi(tokenizer_dir, out: Path, biases) -> Path:
 @pytest.fixture(scope="session")
 def biased_model_dir(models_dir, tokenizer_dir) -> Path:
     """Favours "C"/" C", so every letter probability is known in closed form (see expected_biased_probs)."""
-    return _bias_only_phi(tokenizer_dir, models_dir / "biased", lambda tok: {
-        tok.encode(form, add_special_tokens=False)[0]: value for form, value in BIAS_FORMS.items()})
+    return once(models_dir, "biased", lambda: _bias_only_phi(tokenizer_dir, models_dir / "biased", lambda tok: {
+        tok.encode(form, add_special_tokens=False)[0]: value for form, value in BIAS_FORMS.items()}))
 
 
 @pytest.fixture(scope="session")
 def nul_model_dir(models_dir, tokenizer_dir) -> Path:
     """Always generates the NUL byte: text PostgreSQL refuses."""
-    return _bias_only_phi(tokenizer_dir, models_dir / "nul",
-                          lambda tok: {tok.encode("\x00", add_special_tokens=False)[0]: 20.0})
+    return once(models_dir, "nul", lambda: _bias_only_phi(
+        tokenizer_dir, models_dir / "nul", lambda tok: {tok.encode("\x00", add_special_tokens=False)[0]: 20.0}))
 
 
 def expected_biased_probs(vocab_size: int, letters: str) -> tuple[dict[str, float], float]:
@@ -105,7 +108,8 @@ def cot_tokenizer_dir(models_dir) -> Path:
     """A BPE tokenizer trained on MMLU-Pro-style prompts and the chain replies, so their words are whole tokens."""
     texts = [f"Question:\nWhat is {i} plus {i}?\nOptions:\nA. {i}\nB. {2 * i}\n{COT_PROMPT_END}"
              f"{COT_REPLY}{COT_RAMBLE}{COT_SHRUG}" for i in range(40)]
-    return build_demo_tokenizer(texts * 5, models_dir / "cot-tokenizer", vocab_size=600)
+    return once(models_dir, "cot-tokenizer",
+                lambda: build_demo_tokenizer(texts * 5, models_dir / "cot-tokenizer", vocab_size=600))
 
 
 def build_chain_model(out: Path, tokenizer_dir: Path, reply: str, *, after: str = COT_PROMPT_END) -> Path:
@@ -145,16 +149,16 @@ def build_chain_model(out: Path, tokenizer_dir: Path, reply: str, *, after: str 
 @pytest.fixture(scope="session")
 def cot_reply_model_dir(models_dir, cot_tokenizer_dir) -> Path:
     """Replies COT_REPLY to any MMLU-Pro prompt: "the answer is (B)", then "Question:" (where the protocol stops)."""
-    return build_chain_model(models_dir / "cot-reply", cot_tokenizer_dir, COT_REPLY)
+    return once(models_dir, "cot-reply", lambda: build_chain_model(models_dir / "cot-reply", cot_tokenizer_dir, COT_REPLY))
 
 
 @pytest.fixture(scope="session")
 def cot_ramble_model_dir(models_dir, cot_tokenizer_dir) -> Path:
     """Replies COT_RAMBLE over and over: no letter, no stop string, so only max_new_tokens ends it."""
-    return build_chain_model(models_dir / "cot-ramble", cot_tokenizer_dir, COT_RAMBLE)
+    return once(models_dir, "cot-ramble", lambda: build_chain_model(models_dir / "cot-ramble", cot_tokenizer_dir, COT_RAMBLE))
 
 
 @pytest.fixture(scope="session")
 def cot_shrug_model_dir(models_dir, cot_tokenizer_dir) -> Path:
     """Replies COT_SHRUG: no letter to read, then "Question:" (every answer unread, each reply a few tokens)."""
-    return build_chain_model(models_dir / "cot-shrug", cot_tokenizer_dir, COT_SHRUG)
+    return once(models_dir, "cot-shrug", lambda: build_chain_model(models_dir / "cot-shrug", cot_tokenizer_dir, COT_SHRUG))
