@@ -4,13 +4,12 @@ stored, after every transformation (a path cut to its last part, a device key NF
 parsers' own limits (llama_bench.TEXT_LIMITS, device_fields.TEXT_LIMITS) are the friendly first check of what was
 typed; this is the last one, and what it refuses is named as the person typed it."""
 import math
-import unicodedata
 
 from django.db import connection
 
 from leaderboard.core.csv import formula_lead
 
-from .refusals import MALFORMED, OUT_OF_BOUNDS, TOO_LONG
+from .refusals import MALFORMED, OUT_OF_BOUNDS, TOO_LONG, has_controls
 
 # A stored field, as the person typed it (the refusal's words)
 TYPED = {"file_name": "model_filename's file name (its last part)", "device_key": "device make and model, folded "
@@ -24,7 +23,7 @@ def column_limit(model, name: str) -> int | None:
 
 def _text(model, name: str, value: str, problems: dict) -> None:
     what = TYPED.get(name, name)
-    if "\x00" in value or any(unicodedata.category(c) in ("Cc", "Cs") for c in value):
+    if has_controls(value):
         problems.setdefault(MALFORMED, []).append(f"{what} contains control characters")
     elif formula_lead(value):
         problems.setdefault(MALFORMED, []).append(f"{what} starts with {value[0]!r}, which a spreadsheet would run "

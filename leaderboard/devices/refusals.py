@@ -39,6 +39,15 @@ def raise_first(problems: dict) -> None:
             raise ReportRefused(code, problems[code])
 
 
+BIDI_CONTROLS = {"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}  # reorder what a page shows
+
+
+def has_controls(text: str) -> bool:
+    """Control characters (NUL included: PostgreSQL refuses it), lone surrogates, or bidirectional overrides and
+    isolates, which make a name read differently from what it is."""
+    return any(unicodedata.category(c) in ("Cc", "Cs") or unicodedata.bidirectional(c) in BIDI_CONTROLS for c in text)
+
+
 def clean_text(value, name: str, limit: int, problems: dict, *, required: bool = True) -> str:
     """A free-text field: a string, spaces collapsed, no control characters, no leading formula character (uploads
     refuse what a spreadsheet would run, ARCHITECTURE §9), at most `limit` characters (longer is refused, not cut).
@@ -51,7 +60,7 @@ def clean_text(value, name: str, limit: int, problems: dict, *, required: bool =
         problems.setdefault(MALFORMED, []).append(f"{name} must be text, not {type(value).__name__}")
         return ""
     text = " ".join(value.split())
-    if any(unicodedata.category(c) in ("Cc", "Cs") for c in text):
+    if has_controls(text):
         problems.setdefault(MALFORMED, []).append(f"{name} contains control characters")
     elif formula_lead(text):
         problems.setdefault(MALFORMED, []).append(f"{name} starts with {text[0]!r}, which a spreadsheet would run as "

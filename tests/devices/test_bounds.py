@@ -63,6 +63,8 @@ TRANSFORMED = {
     "a formula after an Android path": (world.body(_path_of("/sdcard/@SUM(A1).gguf")), "REPORT_MALFORMED",
                                         "starts with '@'"),
     "a NUL in the device": (world.body(make="Goo\x00gle"), "REPORT_MALFORMED", "device make contains control"),
+    "a bidi override in the device": (world.body(model="Pixel \u202e8 orP"), "REPORT_MALFORMED",
+                                      "device model contains control characters"),
     "a NUL in the file name": (world.body(_path_of("llama\x00-q4_k_m.gguf")), "REPORT_MALFORMED",
                                "model_filename contains control characters"),
 }
