@@ -3,7 +3,7 @@
 #   ./dev.sh serve   set up .venv, migrate, load the demo, start web + worker on embedded defaults (and, beside
 #                    them, build .venv-llamacpp and evaluate the demo models' on-device variants)
 #   ./dev.sh test    set up the environments and run the test suite (needs PostgreSQL and Redis on localhost)
-#   ./dev.sh test --fast   the inner loop: the tests that need no Celery worker, browser or engine environment
+#   ./dev.sh test --fast   the inner loop: the tests that need no database, worker, browser or engine environment
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -158,25 +158,26 @@ serve() {
 }
 
 # The demo models' on-device variants (Q8_0 and Q4_K_M GGUF files made with llama.cpp's converter and quantizer,
-# evaluated and profiled), beside the running server: .venv-llamacpp compiles llama.cpp first (about 5 minutes on 2
-# idle cores), so the board comes up without waiting and says meanwhile what is on its way (SITE_STATUS_FILE).
+# evaluated and profiled) and a real model's published file (Gemma 3 270M Q4_K_M, from its package: manage.py
+# load_real_gguf), beside the running server: .venv-llamacpp compiles llama.cpp first (about 5 minutes on 2 idle
+# cores), so the board comes up without waiting and says meanwhile what is on its way (SITE_STATUS_FILE).
 ondevice_demo() {
-  local var=${LEADERBOARD_VAR_DIR:-var} model quant failed=""
+  local var=${LEADERBOARD_VAR_DIR:-var} model quant failed="" real
   local status="$var/site-status.txt" log="$var/ondevice-demo.log"
   local py="$LLAMACPP_VENV/bin/python" threads
   # The cost profile's 4 threads, or the machine's cores where it has fewer: more threads than cores make llama.cpp's
   # spinning threads wait on each other (a 2-core machine measured 20x slower generation at 4 threads than at 2).
   threads=$(nproc); [ "$threads" -gt 4 ] && threads=4
-  echo "On-device variants of the demo models (Q8_0 and Q4_K_M on llama.cpp) are on their way: the llama.cpp" \
-    "environment and llama-bench are being built (about 10 minutes on 2 cores); they appear on the board when it is" \
-    "done." > "$status"
+  echo "On-device variants of the demo models (Q8_0 and Q4_K_M on llama.cpp) and a real model's file (Gemma 3 270M" \
+    "Q4_K_M) are on their way: the llama.cpp environment and llama-bench are being built (about 10 minutes on 2" \
+    "cores); they appear on the board when it is done." > "$status"
   if ! (setup_llamacpp) > "$log" 2>&1; then
     echo "The llama.cpp environment could not be built, so the demo has no on-device variants: see" \
       "$log." > "$status"
     return 1
   fi
   echo "On-device variants of the demo models (Q8_0 and Q4_K_M on llama.cpp) are being made and evaluated; they" \
-    "appear on the board one by one." > "$status"
+    "appear on the board one by one. A real model's file (Gemma 3 270M Q4_K_M) follows them." > "$status"
   for model in tiny-random tiny-val-memorizer; do
     for quant in q8_0 q4_k_m; do
       ONDEVICE_PROFILE_THREADS=$threads "$py" manage.py evaluate --model "demo/$model" --quantize "$quant" \
@@ -184,7 +185,21 @@ ondevice_demo() {
         || failed="$failed demo/$model@${quant^^}"
     done
   done
-  ondevice_demo_report "$var" "$threads" >> "$log" 2>&1 || failed="$failed (the device report of demo/tiny-random@Q4_K_M)"
+  ondevice_demo_report "$var" "$threads" "$(find "${RUN_MADE_GGUF_DIR:-$var/made-gguf}" \
+    -name 'tiny-random-Q4_K_M.gguf' -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -1 | cut -d' ' -f2-)" \
+    >> "$log" 2>&1 || failed="$failed (the device report of demo/tiny-random@Q4_K_M)"
+  echo "A real model's file (Gemma 3 270M Q4_K_M, from its package) is being evaluated on the demo's validation" \
+    "questions with llama.cpp (about 10 minutes on 2 cores), then profiled and measured with llama-bench; it" \
+    "appears on the On-device board when it is done.${failed:+ Failed so far:$failed; see $log.}" > "$status"
+  # The file at the demo's revision in a Hugging Face cache of the demo's own, read offline (real_model.py).
+  real=$(HF_HUB_CACHE="$var/hf-cache" HF_HUB_OFFLINE=1 ONDEVICE_PROFILE_THREADS=$threads "$py" manage.py \
+    load_real_gguf --skip-if-done -v 0 2>> "$log" | tee -a "$log" | sed -n 's/^file: //p')
+  if [ -n "$real" ]; then
+    ondevice_demo_report "$var" "$threads" "$real" >> "$log" 2>&1 \
+      || failed="$failed (the device report of the real model's file)"
+  else
+    failed="$failed the real model's file (Gemma 3 270M Q4_K_M)"
+  fi
   if [ -n "$failed" ]; then
     echo "Some on-device variants of the demo models failed:$failed; see $log." > "$status"
   else
@@ -192,15 +207,13 @@ ondevice_demo() {
   fi
 }
 
-# A device report of the demo's Q4_K_M file, measured by the pinned llama-bench on this machine and loaded through
+# A device report of GGUF file $3 on the board, measured by the pinned llama-bench on this machine and loaded through
 # the same intake as the API (manage.py device_report), so the file's page shows a device table beside its server
-# profile, with as many threads as the profile. The device is named for what it is: this server, not a phone.
+# profile, with as many threads ($2) as the profile. The device is named for what it is: this server, not a phone.
 ondevice_demo_report() {
-  local var=$1 threads=$2 file json ram chip
-  file=$(find "${RUN_MADE_GGUF_DIR:-$var/made-gguf}" -name 'tiny-random-Q4_K_M.gguf' -printf '%T@ %p\n' 2>/dev/null \
-    | sort -n | tail -1 | cut -d' ' -f2-)
-  [ -n "$file" ] || { echo "no made tiny-random-Q4_K_M.gguf under ${RUN_MADE_GGUF_DIR:-$var/made-gguf}" >&2; return 1; }
-  json="$var/llama-bench-demo.json"
+  local var=$1 threads=$2 file=$3 json ram chip
+  [ -n "$file" ] && [ -f "$file" ] || { echo "no GGUF file to measure (${file:-none found})" >&2; return 1; }
+  json="$var/llama-bench-$(basename "$file" .gguf).json"
   "$LLAMACPP_VENV/bin/llama-bench" -m "$file" -p 64 -n 16 -r 3 -t "$threads" -o json > "$json" 2>> "$var/ondevice-demo.log"
   ram=$(awk '/^MemTotal:/ {printf "%.0f", $2 / 1048576}' /proc/meminfo)
   chip=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1 | cut -c1-60)
@@ -236,10 +249,10 @@ PY
   local report=(--durations=15 --durations-min=1)
   started=$(date +%s)
   if [ "$fast" = 1 ]; then
-    # No Celery worker, browser, engine environment or machine-sized test: models and services still real.
+    # No PostgreSQL, Celery worker, browser, engine environment or slow test (the cache is still Redis).
     set +e
     DATABASE_URL="$main_db" TEST_REDIS_BASE=0 "$VENV/bin/python" -m pytest -n "$TEST_WORKERS" \
-      -m "not slow and not browser and not vllm and not llamacpp and not serial" "${report[@]}" "$@"
+      -m "not slow and not browser and not vllm and not llamacpp and not serial and not postgres" "${report[@]}" "$@"
     local rc=$?
     set -e
     echo "==> fast tier: $(( $(date +%s) - started )) s wall"

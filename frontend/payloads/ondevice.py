@@ -10,6 +10,8 @@ from urllib.parse import urlencode
 from django.urls import reverse
 
 from leaderboard.boards import ondevice
+from leaderboard.demo.real_model import LABEL as DEMO_REAL_LABEL
+from leaderboard.demo.real_model import demo_real_model, label_note
 
 from ..board_cache import board_cached, board_state
 from .board_query import PAGE_SIZE, PRESETS, count_text, pager, sort_links
@@ -152,12 +154,19 @@ def presets(query) -> list[dict]:
                    "current": True}]
 
 
+def demo_label(hub_id: str, revision: str) -> dict | None:
+    """The label of the demo's real model ({text, note}), on its row and its page; None for every other file."""
+    model = demo_real_model(hub_id, revision)
+    return {"text": DEMO_REAL_LABEL, "note": label_note(model)} if model else None
+
+
 def page_rows(rows) -> list[dict]:
-    """The table's rows with their compare link: the file against its 16-bit model, where it has one."""
+    """The table's rows with their compare link (the file against its 16-bit model, where it has one) and the demo's
+    label of a real model's file."""
     compare = reverse("compare")
     return [{**r, "size_gb": gb_text(r["file_bytes"]), "rss_gb": gb_text(r["peak_rss_bytes"]),
              "compare_url": f"{compare}?{urlencode({'models': ','.join([r['hub_id'], r['base_hub_id']])})}"
-             if r["base_hub_id"] else ""} for r in rows]
+             if r["base_hub_id"] else "", "demo_real": demo_label(r["hub_id"], r["revision"])} for r in rows]
 
 
 def ondevice_page(*, benchmark, query: OnDeviceQuery, rows) -> dict:

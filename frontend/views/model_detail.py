@@ -14,6 +14,7 @@ from leaderboard.submissions import selectors as submission_selectors
 from .. import model_headline
 from ..payloads import devices as device_payload
 from ..payloads import model as payload
+from ..payloads.ondevice import demo_label
 from . import common
 
 
@@ -50,6 +51,7 @@ def model_detail(request, hub_id):
         "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
         "cost_profile": payload.cost_profile_card((chosen.run.efficiency or {}).get("ondevice")) if chosen else None,
         "on_device": quantization_truth.on_device(hub_id=canonical),
+        "demo_real": demo_label(chosen.hub_id, chosen.revision) if chosen else None,
         "gguf_file": gguf_file, "devices": device_payload.file_section(model=model, facts=gguf_file),
         "sealed_note": display.SEALED_BREAKDOWN_NOTE, **payload.protocol_card(chosen),
     })

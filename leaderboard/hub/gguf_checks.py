@@ -98,10 +98,12 @@ class GGUFFacts:
 
 
 def check_gguf(ref: ModelRef, gguf_file: str, *, max_bytes: int, token: str | bool | None = None,
-               limits: HeaderLimits = DEFAULT_LIMITS, timeout: float = 15.0) -> GGUFFacts:
+               limits: HeaderLimits = DEFAULT_LIMITS, timeout: float = 15.0, client=None) -> GGUFFacts:
     """May the GGUF file ``gguf_file`` of ``ref`` (a validated id and revision) be evaluated? ``max_bytes``: the
-    size cap of the file (all its parts); ``limits``: what one part's header may cost."""
-    client = HubClient(token=token, timeout=timeout)
+    size cap of the file (all its parts); ``limits``: what one part's header may cost. ``client``: what answers in
+    the hub's place (HubClient's model_info, files_info, read_range, read_file), e.g. the demo's local copy of a
+    published file (leaderboard/demo/local_hub.py); the hub itself by default."""
+    client = client or HubClient(token=token, timeout=timeout)
     info = _public_model_info(client, ref)
     sha = info.sha
     where = f"{gguf_file} in {ref.hub_id} at {sha[:12]}"

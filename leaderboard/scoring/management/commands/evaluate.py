@@ -77,31 +77,8 @@ class Command(BaseCommand):
             )
         except services.RunConfigError as exc:
             raise refusal_of(exc) from None
-        EvaluationRun.objects.filter(pk=run.pk).update(queue=lifecycle.LOCAL_QUEUE)
-        services.run_claim(run=run)
-        # The lease is renewed while this process loads and predicts, as a GPU worker's is; a cancel from
-        # the admin interrupts the command.
-        beat = runner.Heartbeat(run, on_lost=lambda: os.kill(os.getpid(), signal.SIGINT))
-        backend, loading = None, True
-        try:
-            inputs = selectors.run_engine_inputs(run=run)
-            backend = runner.load_backend(run, device=o["device"], batch_size=o["batch_size"], inputs=inputs)
-            loading = False
-            with CountProgressBar(unit="item", enabled=o["verbosity"] > 0, label=f"run {run.pk}") as bar:
-                services.run_predict(run=run, backend=backend, progress=bar.update, measure=not o["no_efficiency"],
-                                     inputs=inputs, ondevice=runner.ondevice_profiler(run, backend))
-            run_score(run=run)
-        except BaseException as exc:  # Ctrl-C included: the run never stays RUNNING
-            failed = services.run_fail(run=run, exc=exc, during_load=loading)
-            # A sealed run's failure names the exception's type only (its message may quote a prompt).
-            message = ("interrupted" if isinstance(exc, KeyboardInterrupt)
-                       else failures.detail(exc, sealed=run.split in SEALED_SPLITS))
-            raise refused(failed.failure_code, f"run {run.pk} failed: {message}", failures.hint(failed.failure_code),
-                          returncode=1) from None
-        finally:
-            beat.stop()
-            if backend is not None and hasattr(backend, "close"):  # vLLM's engine processes would otherwise keep the interpreter alive
-                backend.close()
+        run_here(run, device=o["device"], batch_size=o["batch_size"], measure=not o["no_efficiency"],
+                 progress=o["verbosity"] > 0)
         self._print(run, version, line=o["line"])
 
     @staticmethod
@@ -124,3 +101,33 @@ class Command(BaseCommand):
             return
         self.stdout.write(json.dumps({"run": run.pk, "model": run.model_ref, "benchmark": str(version),
                                       "split": run.split, **figures}, indent=2))
+
+
+def run_here(run, *, device: str, batch_size=None, measure: bool = True, progress: bool = False):
+    """Predict and score a run made for this process (never published to a worker: LOCAL_QUEUE), as `evaluate` does;
+    also the demo's real GGUF file (leaderboard/demo). The lease is renewed while this process loads and predicts, as
+    a GPU worker's is; a cancel from the admin interrupts it. A failure is recorded on the run and refused with its
+    code."""
+    EvaluationRun.objects.filter(pk=run.pk).update(queue=lifecycle.LOCAL_QUEUE)
+    services.run_claim(run=run)
+    beat = runner.Heartbeat(run, on_lost=lambda: os.kill(os.getpid(), signal.SIGINT))
+    backend, loading = None, True
+    try:
+        inputs = selectors.run_engine_inputs(run=run)
+        backend = runner.load_backend(run, device=device, batch_size=batch_size, inputs=inputs)
+        loading = False
+        with CountProgressBar(unit="item", enabled=progress, label=f"run {run.pk}") as bar:
+            services.run_predict(run=run, backend=backend, progress=bar.update, measure=measure,
+                                 inputs=inputs, ondevice=runner.ondevice_profiler(run, backend))
+        run_score(run=run)
+    except BaseException as exc:  # Ctrl-C included: the run never stays RUNNING
+        failed = services.run_fail(run=run, exc=exc, during_load=loading)
+        # A sealed run's failure names the exception's type only (its message may quote a prompt).
+        message = ("interrupted" if isinstance(exc, KeyboardInterrupt)
+                   else failures.detail(exc, sealed=run.split in SEALED_SPLITS))
+        raise refused(failed.failure_code, f"run {run.pk} failed: {message}", failures.hint(failed.failure_code),
+                      returncode=1) from None
+    finally:
+        beat.stop()
+        if backend is not None and hasattr(backend, "close"):  # vLLM's engine processes would otherwise keep the interpreter alive
+            backend.close()
