@@ -16,11 +16,20 @@ ENGINE_MARKERS = {
 }
 
 
+# Fixtures that reach the PostgreSQL test database: a test using one is marked `postgres` (the fast tier leaves it out).
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback",
+                               "live_server"})
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked `vllm` or `llamacpp` need the real engine; in an environment without it they are skipped,
     saying where they run (./dev.sh test runs them in .venv-vllm, which holds the CPU build of vLLM, and in
-    .venv-llamacpp)."""
+    .venv-llamacpp). Tests that reach the database are marked `postgres` (./dev.sh test --fast runs the others)."""
     import importlib.util
+
+    for item in items:
+        if item.get_closest_marker("django_db") is not None or DATABASE_FIXTURES & set(item.fixturenames):
+            item.add_marker(pytest.mark.postgres)
 
     for marker, (module, reason) in ENGINE_MARKERS.items():
         if importlib.util.find_spec(module) is not None:

@@ -101,6 +101,7 @@ def _boards():
     return np.array(false_flags), np.array(found), np.array(z_clean), np.array(named)
 
 
+@pytest.mark.slow
 def test_a_board_of_clean_models_expects_at_most_a_tenth_of_a_false_flag():
     false_flags, _, z, _ = _boards()
     # (a) the expected number of false flags on a board of 1,000 clean models. Measured: 0.04 (400 boards; the

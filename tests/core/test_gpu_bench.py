@@ -35,6 +35,7 @@ def test_nine_orders_are_planned_as_the_engine_plans_them(gpu_bench):
         assert all(q.question in p for p in block) and len(set(block)) > 1
 
 
+@pytest.mark.slow
 def test_the_throughput_path_runs_on_the_cpu_and_reports_every_figure_against_the_limit(
         gpu_bench, monkeypatch, capsys):
     monkeypatch.setattr(sys, "argv", ["gpu_bench.py", "--device", "cpu", "--mode", "throughput", "--n", "2",

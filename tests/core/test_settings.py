@@ -55,6 +55,7 @@ def test_it_reads_a_choice(monkeypatch):
     assert env_choice("X_CHOICE", "transformers", ("transformers", "vllm")) == "vllm"
 
 
+@pytest.mark.slow
 def test_it_refuses_an_unknown_run_backend():
     """RUN_BACKEND is stored on every new run: a typo would queue runs no GPU worker can load."""
     result = manage("check", env={**PRODUCTION_ENV, "RUN_BACKEND": "vLLM"})
@@ -66,6 +67,7 @@ def test_it_refuses_an_unknown_run_backend():
     assert result.stdout.split()[-1] == "vllm"
 
 
+@pytest.mark.slow
 def test_it_passes_check_deploy_with_production_settings():
     result = manage("check", "--deploy", "--fail-level", "WARNING", env=PRODUCTION_ENV)
     assert result.returncode == 0, result.stderr
@@ -88,6 +90,7 @@ def test_it_refuses_a_cache_on_the_brokers_redis(cache_url):
     assert "localhost:6379" in result.stderr and "GPU worker" in result.stderr
 
 
+@pytest.mark.slow
 def test_it_serves_metrics_without_a_token_only_when_told_to():
     env = {k: v for k, v in PRODUCTION_ENV.items() if k != "METRICS_TOKEN"}
     result = manage("shell", "-c", "from django.conf import settings as s; print(repr(s.METRICS_TOKEN))",

@@ -1,6 +1,6 @@
 """./dev.sh test runs the suite in phases (main on several processes, the engines' tests in their environments, the
 `serial` tests alone) and `--fast` runs the inner loop: every test lands in exactly one phase, none is dropped, and
-the fast tier leaves out what needs a worker, a browser or an engine. Offline: it reads dev.sh and pytest.ini."""
+the fast tier leaves out what needs the database, a worker, a browser or an engine. Offline: it reads dev.sh and pytest.ini."""
 import itertools
 import re
 import subprocess
@@ -51,9 +51,9 @@ def test_every_test_runs_in_exactly_one_phase():
             assert len(phases) == 1, (chosen, phases)
 
 
-def test_the_fast_tier_is_main_without_workers_browsers_or_engines():
+def test_the_fast_tier_is_main_without_databases_workers_browsers_or_engines():
     fast, main, _ = _main_expressions()
-    for markers in ({"slow"}, {"browser"}, {"vllm"}, {"llamacpp"}, {"serial"}):
+    for markers in ({"slow"}, {"browser"}, {"vllm"}, {"llamacpp"}, {"serial"}, {"postgres"}):
         assert not _matches(fast, markers), markers
     assert _matches(fast, set()) and _matches(main, set())
     assert "--fast" in DEV_SH and "./dev.sh test --fast" in (REPO / "docs" / "development.md").read_text()

@@ -3,6 +3,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from .conftest import question_records, write_jsonl
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -13,6 +15,7 @@ def run_cli(*args):
                           capture_output=True, text=True, timeout=300)
 
 
+@pytest.mark.slow
 def test_it_works_end_to_end(tmp_path, tiny_model_dir, demo_questions):
     qfile = write_jsonl(tmp_path / "q.jsonl", question_records(demo_questions[:12]))
     dev = write_jsonl(tmp_path / "dev.jsonl", question_records(demo_questions[40:]))
@@ -36,6 +39,7 @@ def test_it_works_end_to_end(tmp_path, tiny_model_dir, demo_questions):
     assert eff["param_count"] > 0 and eff["batch1_latency_s"]["mean"] > 0 and eff["peak_memory_bytes"] > 0
 
 
+@pytest.mark.slow
 def test_it_prints_the_summary_to_stdout_in_generate_mode(tmp_path, tiny_model_dir, demo_questions):
     qfile = write_jsonl(tmp_path / "q.jsonl", question_records(demo_questions[:3]))
     proc = run_cli("--model", tiny_model_dir, "--questions", qfile, "--out", tmp_path / "o.jsonl",
@@ -59,6 +63,7 @@ def test_it_handles_an_unknown_variant_with_its_code(tmp_path, demo_questions):
     assert proc.returncode == 2 and "error: UNKNOWN_VARIANT: " in proc.stderr
 
 
+@pytest.mark.slow
 def test_it_handles_a_missing_model(tmp_path, demo_questions):
     qfile = write_jsonl(tmp_path / "q.jsonl", question_records(demo_questions[:2]))
     proc = run_cli("--model", tmp_path / "no-model", "--questions", qfile, "--out", tmp_path / "o.jsonl")

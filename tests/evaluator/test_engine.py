@@ -35,6 +35,7 @@ class RecordingBackend:
         return {"backend": self.name}
 
 
+@pytest.mark.slow
 def test_resume_gives_the_same_result_as_straight_through(tiny_backend, demo_questions):
     kwargs = dict(variants=("original", "fixed-B", "R1"), seed=4, chunk_size=16)
     straight_chunks = {}

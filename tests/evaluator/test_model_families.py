@@ -103,6 +103,7 @@ def _argmax(rows):
     return [max(r, key=r.get) for r in rows]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_batched_scoring_equals_one_at_a_time(family, family_dirs, prompts):
     path = family_dirs(family)

@@ -25,6 +25,7 @@ def test_biased_model_gives_closed_form_probabilities(biased_backend, demo_quest
         assert sum(row["letter_probs"].values()) == pytest.approx(1.0, abs=1e-12)
 
 
+@pytest.mark.slow
 def test_biased_model_accuracy_is_exact_for_every_variant(biased_backend, demo_questions):
     result = run_evaluation(biased_backend, demo_questions, variants=VARIANTS, seed=5, chunk_size=64)
     per_variant = result.summary["per_variant"]

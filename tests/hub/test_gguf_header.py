@@ -24,6 +24,7 @@ def test_it_reads_what_the_writer_wrote():
     assert header.data_end() == len(data)  # the tensor data ends where the file does
 
 
+@pytest.mark.slow
 def test_a_prefix_asks_for_more_bytes_and_then_reads_the_same():
     data = tiny_gguf(tokens=3000)
     whole = parse_header(data, file_size=len(data))
