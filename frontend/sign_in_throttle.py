@@ -1,5 +1,5 @@
 """Sign-in throttling that locks out the guesser, not the account's owner (ARCHITECTURE §9; docs/operations.md,
-"Sign-in throttling"). django-axes, with this handler (AXES_HANDLER) and middleware:
+"Sign-in throttling"). django-axes, with this handler (AXES_HANDLER) and KnownBrowserMiddleware:
 
 - A (user name, client) pair is locked for LOGIN_LOCKOUT_MINUTES after LOGIN_FAILURE_LIMIT failures
   (AXES_LOCKOUT_PARAMETERS): failures from elsewhere never lock the owner out of her own address, and one person's
@@ -16,7 +16,6 @@ import hashlib
 
 from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username
-from axes.middleware import AxesMiddleware
 from django.conf import settings
 from django.core.cache import cache
 
@@ -97,17 +96,18 @@ class SignInHandler(AxesDatabaseHandler):
         name = username_of(request, {"username": user.get_username()})
         cache.set(_address_key(name, request), 1, KNOWN_DAYS * 86400)
         tokens = [_token(name)] + [t for t in _known_tokens(request) if t != _token(name)]
-        request.sign_in_known = ",".join(tokens[:KNOWN_NAMES_KEPT])  # set on the answer by SignInMiddleware
+        request.sign_in_known = ",".join(tokens[:KNOWN_NAMES_KEPT])  # KnownBrowserMiddleware sets it
 
 
-class SignInMiddleware(AxesMiddleware):
-    """axes' middleware (a lockout becomes the 429 page, AXES_LOCKOUT_CALLABLE), which also gives a browser that has
-    just signed in the signed cookie that marks it as known for that name."""
+class KnownBrowserMiddleware:
+    """Gives a browser that has just signed in the signed cookie that marks it as known for that name (the handler's
+    user_logged_in, above, says which). Before axes' middleware in MIDDLEWARE, which stays as it is (axes checks)."""
 
-    async_capable = False
+    def __init__(self, get_response):
+        self.get_response = get_response
 
     def __call__(self, request):
-        response = super().__call__(request)
+        response = self.get_response(request)
         known = getattr(request, "sign_in_known", None)
         if known is not None:
             response.set_signed_cookie(KNOWN_COOKIE, known, salt=KNOWN_SALT, max_age=KNOWN_DAYS * 86400,

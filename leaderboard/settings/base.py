@@ -57,7 +57,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "frontend.sign_in_throttle.SignInMiddleware",  # axes': a lockout becomes the 429 page (accounts.locked_out)
+    "frontend.sign_in_throttle.KnownBrowserMiddleware",  # the signed cookie of a browser that signed in
+    "axes.middleware.AxesMiddleware",  # turns a lockout into the 429 page (frontend.views.accounts.locked_out)
     "leaderboard.core.middleware.AtomicRequestMiddleware",  # last: one transaction, rolled back on a 4xx or 5xx
 ]
 
