@@ -10,7 +10,7 @@ file's size (llama_bench.py). The server knows that figure of a file where its c
 (evaluator/ondevice_profile.py records llama.cpp's ``model_size``), so a report without a sha256 matches by file name
 and that exact size; a file never profiled is matched by its sha256 only.
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db.models import Q
 
@@ -29,11 +29,19 @@ class BoardFile:
     name: str  # the file's name: the last part of its path in the repository, or the name of a file made here
     bytes: int | None
     model_size: int | None  # llama.cpp's bytes of its tensors, from the server's cost profile; None if unknown
+    profile: dict = field(default_factory=dict, compare=False)  # the server's cost profile ({} if none or failed)
+    kv: dict = field(default_factory=dict, compare=False)  # the header's KV cache facts (GGUF intake), if stored
 
 
-def _model_size(run) -> int | None:
+def _profile(run) -> dict:
     profile = (run.efficiency or {}).get("ondevice") or {}
-    return None if profile.get("error") else profile.get("model_size")
+    return {} if profile.get("error") else profile
+
+
+def _kv(run) -> dict:
+    """The KV cache facts GGUF intake read from a submitted file's header (hub/gguf_checks.kv_facts); {} for a file
+    made here or submitted before they were kept."""
+    return ((run.submission.gguf_facts or {}).get("kv") or {}) if run.submission_id else {}
 
 
 def _results(where: Q | None = None, *, hub_id: str = ""):
@@ -60,7 +68,9 @@ def board_files(where: Q | None = None, *, hub_id: str = "") -> list[BoardFile]:
         known = files.get(key)
         files[key] = BoardFile(model_id=result.model_id, hub_id=result.model.hub_id, sha256=facts["sha256"],
                                name=facts["file"].rsplit("/", 1)[-1], bytes=facts.get("bytes"),
-                               model_size=(known and known.model_size) or _model_size(result.run))
+                               model_size=(known and known.model_size) or _profile(result.run).get("model_size"),
+                               profile=(known and known.profile) or _profile(result.run),
+                               kv=(known and known.kv) or _kv(result.run))
     return sorted(files.values(), key=lambda f: (f.hub_id.lower(), f.sha256))
 
 

@@ -1,10 +1,12 @@
 """Every value a device report stores fits its column on PostgreSQL and reads back. The one place that says so: the
 model fields themselves (``max_length``, the database's integer ranges), checked on the values exactly as they will be
-stored, after every transformation (a path cut to its last part, a device key NFKC-folded and casefolded). The
+stored, after every transformation (a path cut to its last part, a device key NFKC-folded and casefolded); a list
+(a test's samples_ts, JSON) by its field's MaxLengthValidator and finite numbers (JSON holds no NaN). The
 parsers' own limits (llama_bench.TEXT_LIMITS, device_fields.TEXT_LIMITS) are the friendly first check of what was
 typed; this is the last one, and what it refuses is named as the person typed it."""
 import math
 
+from django.core.validators import MaxLengthValidator
 from django.db import connection
 
 from leaderboard.core.csv import formula_lead
@@ -46,6 +48,16 @@ def _number(model, name: str, value, problems: dict) -> None:
         problems.setdefault(OUT_OF_BOUNDS, []).append(f"{TYPED.get(name, name)} is {value:,}, outside {low:,}..{high:,}")
 
 
+def _list(model, name: str, value, problems: dict) -> None:
+    field = model._meta.get_field(name)
+    limit = min((v.limit_value for v in field.validators if isinstance(v, MaxLengthValidator)), default=None)
+    if limit is not None and len(value) > limit:
+        problems.setdefault(OUT_OF_BOUNDS, []).append(f"{TYPED.get(name, name)} has {len(value):,} items, over the "
+                                                      f"limit of {limit:,}")
+    if any(isinstance(v, float) and not math.isfinite(v) for v in value):
+        problems.setdefault(MALFORMED, []).append(f"{TYPED.get(name, name)} must hold finite numbers")
+
+
 def check(model, values: dict, problems: dict) -> None:
     """Add to `problems` (refusals' codes) every value of `values` (field name -> value to store) that its column of
     `model` cannot hold or read back."""
@@ -54,3 +66,5 @@ def check(model, values: dict, problems: dict) -> None:
             _text(model, name, value, problems)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             _number(model, name, value, problems)
+        elif isinstance(value, (list, tuple)):
+            _list(model, name, value, problems)

@@ -18,6 +18,9 @@ vendor/llama.cpp, commit 0c1e570) writes them; its ``json_printer`` prints one o
 - ``backends`` (the ggml backends other than CPU, else "CPU"), ``cpu_info`` and ``gpu_info``
   (``ggml_backend_dev_description`` of the CPU and GPU devices, joined with ", ").
 - ``test_time``: the test's start, RFC 3339 in UTC (``%FT%TZ``).
+- ``samples_ts``: tokens/s of each repetition, in the order they ran (``test::get_ts``), after llama-bench's one
+  warm-up run; kept (at most MAX_SAMPLES): the first and the last of them say how much a device slows as it heats up
+  (phone_figures.sustained).
 
 A report's figure of each kind (prompt processing, generation) is its fastest test of that kind: llama-bench may sweep
 threads or sizes, and the fastest is what the device does at its best setting.
@@ -35,6 +38,7 @@ from leaderboard.core.csv import formula_lead
 from .refusals import ABSURD_SPEED, MALFORMED, MIXED_FILES, OUT_OF_BOUNDS, ReportRefused, clean_text, raise_first
 
 MAX_TESTS = 64
+MAX_SAMPLES = 1000  # repetitions of one test (-r): the README asks for 10
 # A test's time: llama-bench first shipped in 2023 (llama.cpp began that March); a clock a day ahead is a time zone.
 EARLIEST_TEST = datetime(2023, 1, 1, tzinfo=timezone.utc)  # test objects in one report: a thread sweep of a few sizes
 # String fields: llama-bench's own fields, and the device fields typed by a person. Longer is refused, not cut.
@@ -64,6 +68,7 @@ class BenchTest:
     stddev_ts: float
     samples: int
     test_time: datetime
+    samples_ts: tuple = ()  # tokens/s of each repetition, in order
 
     @property
     def kind(self) -> str:
@@ -133,6 +138,26 @@ def _time(value, where: str, problems: dict) -> datetime | None:
     return when
 
 
+def _samples(value, where: str, problems: dict) -> tuple:
+    """samples_ts: a list of at most MAX_SAMPLES finite, non-negative tokens/s (absent: none)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        problems.setdefault(MALFORMED, []).append(f"{where}: samples_ts must be a list of tokens/s")
+        return ()
+    if len(value) > MAX_SAMPLES:
+        problems.setdefault(OUT_OF_BOUNDS, []).append(f"{where}: samples_ts has {len(value):,} repetitions, over the "
+                                                      f"limit of {MAX_SAMPLES:,}")
+        return ()
+    bad = [v for v in value if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)]
+    if bad:
+        problems.setdefault(MALFORMED, []).append(f"{where}: samples_ts must hold numbers, not {bad[0]!r:.40}")
+        return ()
+    if any(v < 0 for v in value):
+        problems.setdefault(ABSURD_SPEED, []).append(f"{where}: samples_ts holds a negative speed")
+    return tuple(float(v) for v in value)
+
+
 def _absurd(test: BenchTest, model_size: int | None, where: str) -> list[str]:
     """Why a test's speed cannot be real, if it cannot."""
     rate, out = test.avg_ts, []
@@ -168,9 +193,7 @@ def _test(item, index: int, problems: dict) -> tuple[BenchTest | None, dict]:
     ints = {name: _int(item, name, where, problems) for name in INT_BOUNDS}
     avg, sd = _speed(item, "avg_ts", where, problems), _speed(item, "stddev_ts", where, problems)
     when = _time(item["test_time"], where, problems)
-    samples = item.get("samples_ts")
-    if samples is not None and not isinstance(samples, list):
-        problems.setdefault(MALFORMED, []).append(f"{where}: samples_ts must be a list")
+    samples = _samples(item.get("samples_ts"), where, problems)
     if None in (avg, sd, when, ints["n_prompt"], ints["n_gen"], ints["n_threads"], ints["model_size"]):
         return None, texts
     if ints["n_prompt"] + ints["n_gen"] == 0:
@@ -178,7 +201,7 @@ def _test(item, index: int, problems: dict) -> tuple[BenchTest | None, dict]:
         return None, texts
     test = BenchTest(n_prompt=ints["n_prompt"], n_gen=ints["n_gen"], n_depth=ints["n_depth"] or 0,
                      n_threads=ints["n_threads"], n_gpu_layers=ints["n_gpu_layers"], avg_ts=avg, stddev_ts=sd,
-                     samples=len(samples) if isinstance(samples, list) else 0, test_time=when)
+                     samples=len(samples), test_time=when, samples_ts=samples)
     absurd = _absurd(test, ints["model_size"], where)
     if absurd:
         problems.setdefault(ABSURD_SPEED, []).extend(absurd)

@@ -8,7 +8,10 @@ same file and device (consensus.py) is an outlier, left out of medians until an 
 any report. Both are audited.
 """
 from django.conf import settings
+from django.core.validators import MaxLengthValidator
 from django.db import models
+
+from .llama_bench import MAX_SAMPLES
 
 
 class ReportStatus(models.TextChoices):
@@ -92,6 +95,9 @@ class DeviceTest(models.Model):
     avg_ts = models.FloatField(help_text="tokens/s, the mean over repetitions")
     stddev_ts = models.FloatField(help_text="tokens/s, the sample standard deviation over repetitions")
     samples = models.PositiveIntegerField(default=0, help_text="repetitions (samples_ts), when llama-bench listed them")
+    samples_ts = models.JSONField(default=list, blank=True, validators=[MaxLengthValidator(MAX_SAMPLES)],
+                                  help_text="tokens/s of each repetition, in the order they ran (empty when llama-bench "
+                                            "listed none, or stored before they were kept)")
     test_time = models.DateTimeField()
 
     class Meta:

@@ -6,14 +6,15 @@ A group's figures (``summary``) count people, not reports (consensus.py): each a
 on one device are one vote, their median; the figure is confirmed when at least two accounts agree within 3×, and is
 then the median of the agreeing accounts' votes, with their spread (lowest and highest vote). An unconfirmed figure is
 the median of every vote, labelled so; it never ranks the board nor enters a median over devices. Outliers wait for
-an admin (models.py). A report's figure is its fastest test of each kind."""
+an admin (models.py). A report's figure is its fastest test of each kind. Beside them, the figures a phone user feels
+(feel.py): time to first token, the sustained drop, medians per llama.cpp build, and whether the file fits."""
 import statistics
 from functools import reduce
 from operator import or_
 
 from django.db.models import Q
 
-from . import board_files, consensus
+from . import board_files, consensus, feel
 from .device_fields import device_key
 from .models import COUNTED_STATUSES, DeviceReport
 
@@ -24,7 +25,7 @@ def visible_reports(**filters):
         return DeviceReport.objects.none()
     on_board = reduce(or_, (Q(model_id=model_id, file_sha256=sha256) for model_id, sha256 in sorted(keys)))
     return (DeviceReport.objects.filter(on_board, hidden=False, model__hidden=False, **filters)
-            .select_related("model", "owner").order_by("-created_at", "-pk"))
+            .select_related("model", "owner").prefetch_related("tests").order_by("-created_at", "-pk"))
 
 
 def filtered_reports(*, hub_id="", sha256="", device="", ram_gb=None, status=""):
@@ -57,9 +58,10 @@ def agreement(counted) -> consensus.Consensus:
     return consensus.consensus(ballots)
 
 
-def summary(reports) -> dict:
+def summary(reports, ctx: feel.FileContext | None = None) -> dict:
     """The figures of one file on one device (a group of reports, newest first): the votes of the accounts that make
-    its figure (consensus.py), whether it is confirmed and by how many people."""
+    its figure (consensus.py), whether it is confirmed and by how many people, and the felt figures (feel.py; `ctx`:
+    the file's, feel.file_context)."""
     counted = [r for r in reports if r.status in COUNTED_STATUSES]
     agreed = agreement(counted)
     people = set(agreed.people)
@@ -77,13 +79,20 @@ def summary(reports) -> dict:
         "chips": sorted({r.chip for r in kept}), "ram_gb": sorted({r.ram_gb for r in kept}),
         "tests": sorted(sizes, key=lambda s: (s[:2], int(s[2:]))),
         "charging": sum(r.charging for r in kept),
+        **feel.figures(kept, pp_median=pp["median"], ram_gb=sorted({r.ram_gb for r in kept}), ctx=ctx),
         "_people": people,
     }
 
 
-def across_devices(figures: list[dict]) -> dict:
+def _median(values) -> float | None:
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def across_devices(figures: list[dict], ctx: feel.FileContext | None = None) -> dict:
     """One file's figures over several devices: only confirmed devices, each one value (its figure); the medians of
-    those, the spread of the confirming people's votes."""
+    those, the spread of the confirming people's votes; TTFT derived from the prompt median, the devices' median
+    measured TTFT and sustained drop, and the fit on the smallest RAM among them."""
     confirmed = [f for f in figures if f["confirmed"]]
     people = set().union(*(f["_people"] for f in confirmed)) if confirmed else set()
     out = {"reports": sum(f["reports"] for f in confirmed), "outliers": sum(f["outliers"] for f in confirmed),
@@ -98,7 +107,12 @@ def across_devices(figures: list[dict]) -> dict:
         out[name] = sorted(set().union(*(f[name] for f in confirmed))) if confirmed else []
     out["tests"] = sorted(set().union(*(f["tests"] for f in confirmed)) if confirmed else [],
                           key=lambda s: (s[:2], int(s[2:])))
-    return out
+    felt = feel.figures([], pp_median=out["pp_median"], ram_gb=out["ram_gb"], ctx=ctx)
+    felt.update(ttft_measured_s=_median(f["ttft_measured_s"] for f in confirmed),
+                ttft_measured_people=sum(f["ttft_measured_people"] for f in confirmed),
+                tg_sustained_drop=_median(f["tg_sustained_drop"] for f in confirmed),
+                tg_sustained_people=sum(f["tg_sustained_people"] for f in confirmed), build_medians=[])
+    return {**out, **felt}
 
 
 def _groups(reports, key) -> dict:
@@ -121,9 +135,10 @@ def device_table(*, model_id: int, sha256: str) -> list[dict]:
     it) with its summary, and the generation speeds of the reports its figure counts and of the others (outliers,
     and the reports of accounts that do not agree with it): the chart's points."""
     reports = list(visible_reports(model_id=model_id, file_sha256=sha256))
+    ctx = feel.file_context(model_id=model_id, sha256=sha256)
     rows = []
     for key, group in _groups(reports, lambda r: r.device_key).items():
-        figures = summary(group)
+        figures = summary(group, ctx)
         kept = [r for r in group if r.status in COUNTED_STATUSES and r.owner_id in figures["_people"]]
         rows.append({"device_key": key, "device": group[0].device_name, **_public(figures),
                      "tg_values": [r.tg_tokens_per_s for r in kept if r.tg_tokens_per_s],
@@ -135,17 +150,17 @@ def speed_rows(reports, *, by_device: bool = True) -> list[dict]:
     """Speeds per file (model entry and sha256) and, by_device, per device (confirmed or not, labelled), of `reports`
     (filtered_reports). Without by_device, a file's row is over its confirmed devices only (across_devices)."""
     rows = []
-    for (_, sha256), group in _groups(list(reports), lambda r: (r.model_id, r.file_sha256)).items():
-        first = group[0]
+    for (model_id, sha256), group in _groups(list(reports), lambda r: (r.model_id, r.file_sha256)).items():
+        first, ctx = group[0], feel.file_context(model_id=model_id, sha256=sha256)
         file = {"hub_id": first.model.hub_id, "file": first.file_name, "file_sha256": sha256,
                 "quantization": first.model.quantization}
         per_device = _groups(group, lambda r: r.device_key)
         if by_device:
             rows += [{**file, "device_key": key, "device": reports_of[0].device_name, "devices": 1,
-                      **_public(summary(reports_of))} for key, reports_of in per_device.items()]
+                      **_public(summary(reports_of, ctx))} for key, reports_of in per_device.items()]
         else:
             rows.append({**file, "device_key": "", "device": "", "devices": 0,
-                         **across_devices([summary(reports_of) for reports_of in per_device.values()])})
+                         **across_devices([summary(reports_of, ctx) for reports_of in per_device.values()], ctx)})
             rows[-1]["devices"] = len(per_device) - rows[-1]["unconfirmed_devices"]
     return sorted(rows, key=lambda r: (r["hub_id"].lower(), not r["confirmed"], *_by_speed(r)))
 

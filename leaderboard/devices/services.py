@@ -167,7 +167,8 @@ def _store_tests(report: DeviceReport, bench: BenchReport) -> None:
     DeviceTest.objects.bulk_create([
         DeviceTest(report=report, index=i, n_prompt=t.n_prompt, n_gen=t.n_gen, n_depth=t.n_depth,
                    n_threads=t.n_threads, n_gpu_layers=t.n_gpu_layers, avg_ts=t.avg_ts, stddev_ts=t.stddev_ts,
-                   samples=t.samples, test_time=t.test_time) for i, t in enumerate(bench.tests)])
+                   samples=t.samples, samples_ts=list(t.samples_ts), test_time=t.test_time)
+        for i, t in enumerate(bench.tests)])
 
 
 def report_create(*, user, llama_bench, device, sha256=None, hub_id=None) -> DeviceReport:
@@ -184,6 +185,8 @@ def report_create(*, user, llama_bench, device, sha256=None, hub_id=None) -> Dev
     raise_first(problems)
     fields = _report_fields(bench, dev)
     columns.check(DeviceReport, fields, problems)
+    for test in bench.tests:
+        columns.check(DeviceTest, {"samples_ts": list(test.samples_ts)}, problems)
     _physical(bench, dev, problems)
     raise_first(problems)
     with transaction.atomic():

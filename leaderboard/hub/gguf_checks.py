@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import gguf
 
@@ -90,6 +90,10 @@ class GGUFFacts:
     name: str | None  # general.name
     size_label: str | None  # general.size_label ("1.2B")
     gguf_version: int
+    # What the KV cache of a context costs (devices/phone_figures.kv_cache_bytes): <architecture>.block_count,
+    # .embedding_length, .attention.head_count, .head_count_kv, .key_length, .value_length, .sliding_window, where the
+    # header gives them as whole numbers (a per-layer array is left out)
+    kv: dict = field(default_factory=dict)
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -149,7 +153,19 @@ def check_gguf(ref: ModelRef, gguf_file: str, *, max_bytes: int, token: str | bo
         context_length=_int(header, f"{architecture}.context_length"), base_model=base_model,
         base_model_source=source, tokenizer=tokenizer, vocab_size=vocab, license=_clean(license_id),
         name=_text(header, "general.name"), size_label=_text(header, "general.size_label"),
-        gguf_version=header.version)
+        gguf_version=header.version, kv=kv_facts(header, architecture))
+
+
+KV_KEYS = {"block_count": "block_count", "embedding_length": "embedding_length",
+           "head_count": "attention.head_count", "head_count_kv": "attention.head_count_kv",
+           "key_length": "attention.key_length", "value_length": "attention.value_length",
+           "sliding_window": "attention.sliding_window"}
+
+
+def kv_facts(header: GGUFHeader, architecture: str) -> dict:
+    """The header's whole-number facts of the attention's cache (KV_KEYS), those it has."""
+    facts = {name: _int(header, f"{architecture}.{key}") for name, key in KV_KEYS.items()}
+    return {name: value for name, value in facts.items() if value is not None}
 
 
 # --- the steps --------------------------------------------------------------------------------------------
