@@ -7,7 +7,7 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from leaderboard.devices import selectors
+from leaderboard.devices import phone_figures, selectors
 
 LABEL = "reported by people measuring on their own devices with llama-bench: not measured by this server"
 OUTLIER_NOTE = ("Each account counts once (the median of its reports); a device's figure is confirmed when at least "
@@ -46,13 +46,92 @@ def confirmed_text(row) -> str:
         f"unconfirmed: {_people(row['people'])}"
 
 
+def _seconds(value) -> str:
+    return "–" if value is None else f"{value:,.2f} s" if value < 10 else f"{value:,.1f} s"
+
+
+def _bytes(value) -> str:
+    return "–" if value is None else f"{value / 2**30:,.2f} GiB" if value >= 2**30 else f"{value / 2**20:,.0f} MiB"
+
+
+def ttft_text(row) -> str:
+    """'1.42 s derived (from pp 300.0 tokens/s)'; the measured figure beside it where a report ran the length."""
+    if row["ttft_derived_s"] is None and row["ttft_measured_s"] is None:
+        return "–"
+    parts = [f"{_seconds(row['ttft_derived_s'])} derived (from prompt {_rate(row['pp_median'])} tokens/s)"] \
+        if row["ttft_derived_s"] is not None else []
+    if row["ttft_measured_s"] is not None:
+        parts.append(f"{_seconds(row['ttft_measured_s'])} measured ({_people(row['ttft_measured_people'])}, "
+                     f"pp{row['prompt_tokens']})")
+    return "; ".join(parts)
+
+
+def sustained_text(row) -> str:
+    drop = row["tg_sustained_drop"]
+    if drop is None:
+        return f"– (no report with -r {phone_figures.SUSTAINED_MIN_REPETITIONS} or more)"
+    change = f"{-drop:+.0%}".replace("-", "−")
+    return f"{change} first → last repetition ({_people(row['tg_sustained_people'])})"
+
+
+FIT_WORDS = {phone_figures.FITS: "fits", phone_figures.TIGHT: "tight: over an app's share, within the RAM",
+             phone_figures.TOO_BIG: "does not fit", phone_figures.UNKNOWN: "unknown"}
+
+
+def fit_text(row) -> str:
+    if row["fit"] == phone_figures.UNKNOWN:
+        return "unknown: " + ("no RAM reported" if row["file_bytes"] else "the file's size is not known")
+    need = _bytes(row["memory_need_bytes"]) + ("" if row["kv_cache_bytes"] is not None else " (file only: KV cache "
+                                                                                           "not known)")
+    return (f"{FIT_WORDS[row['fit']]}: {need} of {_bytes(row['app_budget_bytes'])} "
+            f"({row['app_ram_share']:.0%} of {row['fit_ram_gb']:g} GB)")
+
+
+def build_rows(row) -> list[dict]:
+    return [{**b, "tg": _rate(b["tg_median"]), "pp": _rate(b["pp_median"]), "ttft": _seconds(b["ttft_derived_s"]),
+             "people_text": _people(b["people"]), "reports_text": _plural(b["reports"], "report"),
+             "number_text": f"b{b['build_number']}" if b["build_number"] else "–"} for b in row["build_medians"]]
+
+
+def feel_notes(rows, *, one_file: bool = True) -> dict:
+    """What each felt figure is, said once above its table: of one file (its page), or of each file (the board)."""
+    first = rows[0] if rows and one_file else None
+    tokens, source = (first["prompt_tokens"], first["prompt_tokens_source"]) if first else \
+        (phone_figures.PUBLISHED_MEDIAN_PROMPT_TOKENS, phone_figures.SOURCE_PUBLISHED)
+    prompt = (f"{tokens:,} tokens ({phone_figures.PROMPT_SOURCES[source]})" if first else
+              "in each file's own tokens (its server cost profile; where it has none, "
+              f"{phone_figures.PUBLISHED_MEDIAN_PROMPT_TOKENS} tokens of the published shapes)")
+    kv = first and first["kv_cache_bytes"]
+    if not first:
+        cache = ("its KV cache at the profile's context (layers × KV heads × (key + value length) × 2 bytes, f16, "
+                 "from the GGUF header; where those facts were not stored, the file alone is counted)")
+    elif kv:
+        cache = (f"its KV cache at the profile's context ({first['kv_context']:,} tokens: {_bytes(kv)}, layers × KV "
+                 "heads × (key + value length) × 2 bytes, f16, from the GGUF header)")
+    else:
+        cache = (f"its KV cache at the profile's context ({first['kv_context']:,} tokens), whose size is not known: "
+                 "the file's GGUF header facts were not stored, so only the file is counted")
+    share = phone_figures.APP_RAM_SOURCE
+    return {
+        "ttft": (f"Time to first token at the benchmark's median prompt, {prompt}: derived, the prompt tokens / the "
+                 "device's prompt speed (one prefill, at llama-bench's pp rate for another length: an "
+                 "approximation); measured where a report ran llama-bench -p with exactly that length."),
+        "sustained": ("Sustained: the change of generation tokens/s from the first to the last repetition of "
+                      "llama-bench (samples_ts), from reports with at least "
+                      f"{phone_figures.SUSTAINED_MIN_REPETITIONS} repetitions; a phone slows as it heats."),
+        "fit": (f"Fits: the file's bytes plus {cache}, against the smallest RAM reported; {share}."),
+    }
+
+
 def table_row(row) -> dict:
     """A device table's row as shown: medians, the number of reports, their spread, and what they were measured with."""
     return {**row, "pp": _rate(row["pp_median"]), "tg": _rate(row["tg_median"]), "pp_spread": spread(row, "pp"),
             "tg_spread": spread(row, "tg"), "reports_text": _plural(row["reports"], "report"),
             "confirmed_text": confirmed_text(row),
             "chips_text": ", ".join(row["chips"]) or "–", "ram_text": _ram(row["ram_gb"]),
-            "builds_text": ", ".join(row["builds"]) or "–", "tests_text": " · ".join(row["tests"]) or "–"}
+            "builds_text": ", ".join(row["builds"]) or "–", "tests_text": " · ".join(row["tests"]) or "–",
+            "ttft_text": ttft_text(row), "sustained_text": sustained_text(row), "fit_text": fit_text(row),
+            "build_rows": build_rows(row)}
 
 
 def _summary(rows) -> str:
@@ -76,6 +155,7 @@ def file_section(*, model, facts) -> dict | None:
     query = urlencode({"hub_id": model.hub_id, "sha256": facts["sha256"]})
     return {
         "rows": rows, "unconfirmed": unconfirmed, "reports": reports, "outliers": outliers, "label": LABEL,
+        "feel": feel_notes(every),
         "outlier_note": OUTLIER_NOTE, "unconfirmed_note": UNCONFIRMED_NOTE,
         "count_text": f"{_plural(reports, 'report')} from {_plural(len(every), 'device')}, "
                       f"{_plural(len(rows), 'device')} confirmed"
@@ -112,7 +192,22 @@ def board_rows(board) -> list[dict]:
     return [{**row, "tg": _rate(row["tg_median"]), "pp": _rate(row["pp_median"]), "tg_spread": spread(row, "tg"),
              "reports_text": _plural(row["reports"], "report"), "devices_text": _plural(row["devices"], "device"),
              "confirmed_text": f"confirmed by {_people(row['confirmed_by'])}",
-             "ram_text": _ram(row["ram_gb"]), "builds_text": ", ".join(row["builds"]) or "–"} for row in board.rows]
+             "ram_text": _ram(row["ram_gb"]), "builds_text": ", ".join(row["builds"]) or "–",
+             "ttft_text": ttft_text(row), "sustained_text": sustained_text(row),
+             **short_figures(row)} for row in board.rows]
+
+
+def short_figures(row) -> dict:
+    """The felt figures in a board's cells, each with its label (derived, measured, the share of RAM)."""
+    ttft = " · ".join(filter(None, [
+        row["ttft_derived_s"] is not None and f"{_seconds(row['ttft_derived_s'])} derived",
+        row["ttft_measured_s"] is not None and f"{_seconds(row['ttft_measured_s'])} measured"])) or "–"
+    drop = row["tg_sustained_drop"]
+    fit = FIT_WORDS[row["fit"]].split(":")[0]
+    if row["fit"] != phone_figures.UNKNOWN:
+        fit += f" ({_bytes(row['memory_need_bytes'])} of {row['fit_ram_gb']:g} GB)"
+    return {"ttft_short": ttft, "sustained_short": "–" if drop is None else f"{-drop:+.0%}".replace("-", "−"),
+            "fit_short": fit}
 
 
 def board_scope(query: BoardQuery, names: dict) -> str:

@@ -101,7 +101,7 @@ def what_runs_well(request):
         "query": query, "benchmark": benchmark, "benchmarks": bench_selectors.benchmark_list(), **choices,
         "shots_options": common.shots_options(benchmark=benchmark, shots=query.shots), "rows": rows,
         "measured": board.measured, "scope": scope, "label": payload.LABEL, "outlier_note": payload.OUTLIER_NOTE,
-        "frontier_note": device_board.FRONTIER_NOTE,
+        "frontier_note": device_board.FRONTIER_NOTE, "feel": payload.feel_notes(rows, one_file=False),
         "csv_url": f"{reverse('api-device-board')}?{_query_string(query)}&format=csv",
         "data": {"board": payload.board_chart(rows, scope)} if rows else None,
         "summary": payload.board_summary(rows, scope),

@@ -16,7 +16,11 @@ from . import ondevice, pareto
 
 _FILE = ("hub_id", "run_id", "file", "file_sha256", "file_bytes", "quantization", "accuracy", "ci95_low", "ci95_high")
 _SPEED = ("reports", "devices", "outliers", "confirmed_by", "unconfirmed_devices", "tg_median", "tg_min", "tg_max",
-          "pp_median", "pp_min", "pp_max", "builds", "chips", "ram_gb", "tests")
+          "pp_median", "pp_min", "pp_max", "builds", "chips", "ram_gb", "tests",
+          # the felt figures (devices/feel.py): TTFT derived and measured, the sustained drop, the fit
+          "prompt_tokens", "prompt_tokens_source", "ttft_derived_s", "ttft_measured_s", "ttft_measured_people",
+          "tg_sustained_drop", "tg_sustained_people", "kv_context", "kv_cache_bytes", "memory_need_bytes", "fit_ram_gb",
+          "app_ram_share", "app_budget_bytes", "fit")
 COLUMNS = [*_FILE, *_SPEED, "pareto"]
 FRONTIER_NOTE = "Pareto frontier: no file is both faster on these devices and more accurate"
 

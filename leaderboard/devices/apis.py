@@ -23,6 +23,16 @@ BODY_FIELDS = ("llama_bench", "device", "sha256", "hub_id")
 SPEED_COLUMNS = list(SpeedRowSerializer().fields)
 
 
+def build_medians_text(builds) -> str:
+    """A CSV cell of the per-build medians, newest first: "commit (bN): tg T, pp P tokens/s, K people; ..."."""
+    def rate(value):
+        return "–" if value is None else f"{value:.1f}"
+    return "; ".join(f"{b['build_commit']}" + (f" (b{b['build_number']})" if b["build_number"] else "")
+                     + f": tg {rate(b['tg_median'])}, pp {rate(b['pp_median'])} tokens/s, {b['people']} "
+                     + ("person" if b["people"] == 1 else "people")
+                     for b in builds)
+
+
 class DeviceReportListCreateApi(PostThrottling, BaseApi):
     throttle_scope = throttles.SCOPE
     throttle_rate_setting = throttles.RATE_SETTING
@@ -87,7 +97,8 @@ class DeviceSpeedsApi(BaseApi):
     def get(self, request):
         rows = selectors.speed_rows(selectors.filtered_reports(**self.query()))
         if self.wants_csv():
-            return streaming_csv(SPEED_COLUMNS, rows, "device-speeds.csv")
+            return streaming_csv(SPEED_COLUMNS, [{**r, "build_medians": build_medians_text(r["build_medians"])}
+                                                 for r in rows], "device-speeds.csv")
         return self.page_response(rows, SpeedRowSerializer)
 
 

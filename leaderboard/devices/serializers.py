@@ -69,6 +69,8 @@ class BenchTestSerializer(serializers.Serializer):
     avg_ts = serializers.FloatField()
     stddev_ts = serializers.FloatField()
     samples = serializers.IntegerField()
+    samples_ts = serializers.ListField(child=serializers.FloatField(), help_text="tokens/s of each repetition, in "
+                                       "order (empty when not listed, or stored before issue 33)")
     test_time = serializers.DateTimeField()
 
 
@@ -109,6 +111,43 @@ class DeviceReportSerializer(serializers.Serializer):
         return self._figure(report, "tg")
 
 
+class BuildMedianSerializer(serializers.Serializer):
+    build_commit = serializers.CharField()
+    build_number = serializers.IntegerField(allow_null=True)
+    people = serializers.IntegerField()
+    reports = serializers.IntegerField()
+    tg_median = serializers.FloatField(allow_null=True)
+    pp_median = serializers.FloatField(allow_null=True)
+    ttft_derived_s = serializers.FloatField(allow_null=True)
+
+
+class FeltFiguresSerializer(serializers.Serializer):
+    """The figures a phone user feels (devices/phone_figures.py), each labelled by its name: derived or measured."""
+
+    prompt_tokens = serializers.IntegerField(help_text="the benchmark's median prompt in tokens: the file's own (its "
+                                             "cost profile) or the published shapes' 424")
+    prompt_tokens_source = serializers.ChoiceField(choices=["file", "published"])
+    ttft_derived_s = serializers.FloatField(allow_null=True, help_text="derived: prompt_tokens / pp_median, seconds "
+                                            "to the first token (one prefill)")
+    ttft_measured_s = serializers.FloatField(allow_null=True, help_text="measured: from reports with a pp test of "
+                                             "exactly prompt_tokens (llama-bench -p N), median of the people's votes")
+    ttft_measured_people = serializers.IntegerField()
+    tg_sustained_drop = serializers.FloatField(allow_null=True, help_text="1 - last / first repetition of the "
+                                               "generation test (samples_ts), reports with at least 5 repetitions; "
+                                               "median of the people's votes; 0.25 is 25% slower at the end")
+    tg_sustained_people = serializers.IntegerField()
+    file_bytes = serializers.IntegerField(allow_null=True)
+    kv_context = serializers.IntegerField(help_text="the cost profile's context, tokens")
+    kv_cache_bytes = serializers.IntegerField(allow_null=True, help_text="layers x KV heads x (key + value length) x "
+                                              "2 bytes (f16) x kv_context, from the GGUF header; null when not stored")
+    memory_need_bytes = serializers.IntegerField(allow_null=True, help_text="file_bytes + kv_cache_bytes")
+    fit_ram_gb = serializers.FloatField(allow_null=True, help_text="the smallest RAM reported, GB")
+    app_ram_share = serializers.FloatField(help_text="assumed share of RAM a phone leaves one app")
+    app_budget_bytes = serializers.IntegerField(allow_null=True)
+    fit = serializers.ChoiceField(choices=["fits", "tight", "does not fit", "unknown"],
+                                  help_text="fits: within the app's share; tight: within the RAM, over the share")
+
+
 class SpeedRowSerializer(serializers.Serializer):
     hub_id = serializers.CharField()
     file = serializers.CharField()
@@ -135,6 +174,11 @@ class SpeedRowSerializer(serializers.Serializer):
     ram_gb = serializers.ListField(child=serializers.FloatField())
     tests = serializers.ListField(child=serializers.CharField(), help_text="test sizes, e.g. pp512, tg128")
     charging = serializers.IntegerField(help_text="reports measured while charging")
+    build_medians = BuildMedianSerializer(many=True, help_text="per llama.cpp build, newest first (empty over "
+                                          "several devices)")
+
+    def get_fields(self):  # the felt figures after the speeds (a CSV's columns keep this order)
+        return {**super().get_fields(), **FeltFiguresSerializer().get_fields()}
 
 
 class DeviceFilterSerializer(serializers.Serializer):
@@ -164,6 +208,10 @@ class DeviceBoardQuerySerializer(DeviceFilterSerializer):
 
 
 class DeviceBoardRowSerializer(serializers.Serializer):
+    """A file on the chosen devices: its accuracy and confirmed speeds, TTFT derived from the prompt median, the
+    devices' measured TTFT and sustained drop (medians over the confirmed devices), and whether it fits the smallest
+    RAM among them."""
+
     hub_id = serializers.CharField()
     run_id = serializers.IntegerField(help_text="the file's open-split run (its accuracy)")
     file = serializers.CharField()
@@ -191,3 +239,8 @@ class DeviceBoardRowSerializer(serializers.Serializer):
     tests = serializers.ListField(child=serializers.CharField())
     pareto = serializers.BooleanField(help_text="on the frontier of accuracy against generation speed on these "
                                                 "devices: no file is both faster and more accurate")
+
+    def get_fields(self):
+        felt = FeltFiguresSerializer().get_fields()
+        felt.pop("file_bytes")
+        return {**super().get_fields(), **felt}
