@@ -69,3 +69,21 @@ def test_the_fit_against_an_apps_share_of_ram():
     unknown = pf.fit(gib, None, 8)
     assert unknown["verdict"] == pf.FITS and not unknown["kv_known"] and unknown["need_bytes"] == gib
     assert pf.fit(None, 1, 8)["verdict"] == pf.fit(gib, 1, None)["verdict"] == pf.UNKNOWN
+
+
+def test_gguf_intake_keeps_the_kv_facts_of_the_header():
+    """hub/gguf_checks.kv_facts: the whole-number attention facts a KV cache needs, as GGUF intake stores them."""
+    import gguf
+
+    from leaderboard.hub.gguf_checks import kv_facts
+    from leaderboard.hub.gguf_header import parse_header
+    from tests.support.tiny_gguf import tiny_gguf
+
+    u32 = gguf.GGUFValueType.UINT32
+    data = tiny_gguf(arch="gemma3", extra={f"gemma3.{key}": (value, u32) for key, value in (
+        ("block_count", 18), ("embedding_length", 640), ("attention.head_count", 4), ("attention.head_count_kv", 1),
+        ("attention.key_length", 256), ("attention.value_length", 256), ("attention.sliding_window", 512))})
+    facts = kv_facts(parse_header(data, file_size=len(data)), "gemma3")
+    assert facts == GEMMA3_270M_KV and pf.kv_cache_bytes(facts, 2048) == 37_748_736
+    bare = tiny_gguf(arch="llama")
+    assert kv_facts(parse_header(bare, file_size=len(bare)), "llama") == {}
