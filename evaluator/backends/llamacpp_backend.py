@@ -12,7 +12,20 @@ the decoding rule (evaluator/decoding.py), greedy, cut at its stop strings.
 - Prompts are scored in token order, so one that shares a prefix with the last one (the template header, a
   topic's exemplars) keeps that prefix's KV and computes only its suffix. Not for recurrent or hybrid
   architectures, nor sliding-window attention (their state cannot be cut back to a prefix): llama.cpp says
-  which, from the file's general.architecture; describe()["prefix_reuse"] records it.
+  which, from the file's general.architecture and its `<arch>.attention.sliding_window` key (Gemma 2 and 3);
+  describe()["prefix_reuse"] records it.
+- Batched sequences (`sequences`): letter scoring decodes up to that many prompts per llama_decode, each its own
+  sequence (seq id, positions from 0, its own KV stream: a second context with n_seq_max streams of the
+  one-prompt context's size), reading each prompt's last-position logits. A GPU is then busy with thousands of
+  tokens at a time, not one 450-token prompt. Default: on CUDA as many as half the GPU memory free after loading
+  holds (KV and logits per sequence, at most MAX_SEQUENCES), on the CPU 1 (one prompt at a time, with prefix
+  reuse); any count may be asked for on either. Generation stays one prompt at a time.
+  On an f32 file the letter probabilities equal one prompt at a time's within 1e-4. On a quantized file they
+  need not: llama.cpp's CPU kernels quantize a ubatch's activations to 8 bits and choose their path (weight
+  repacking's rows in fours, tinyBLAS or not) by the ubatch's size, so a token's logits depend on the ubatch it
+  is decoded in, and the 8-bit rounding turns float-order differences into whole steps. On Gemma 3 270M Q4_K_M a
+  letter's probability moves by up to ~2e-2 between one prompt at a time, the same prompt decoded in two parts
+  (as after a kept prefix) and batched sequences (tests/evaluator/test_real_gguf.py measures it).
 - llama-cpp-python swaps the process's stdout/stderr file descriptors while it loads (verbose=False): under a
   worker it runs in the prediction child process (leaderboard/evaluations/predict_process.py), never in
   Celery's own, whose streams are redirected.
@@ -42,6 +55,10 @@ CONTEXT_MARGIN = 32      # as vLLM's: answer-order variants and chat wrapping ad
 DEFAULT_CONTEXT = 4096   # without sizing prompts, capped by the file's training context
 KV_TYPES = {"f16": "GGML_TYPE_F16", "f32": "GGML_TYPE_F32"}  # f16: llama.cpp's default, what a phone runs
 _HUB_URL = re.compile(r"^https?://(?:www\.)?huggingface\.co/([^/\s]+/[^/\s]+?)/?$")
+MAX_SEQUENCES = 64          # prompts per llama_decode at most when sized to a GPU's memory
+GPU_MEMORY_SHARE = 0.5      # of the GPU memory free after loading, for the batched context's KV and logits
+GPU_SEQUENCES_UNKNOWN = 16  # when the free memory cannot be read
+GPU_UBATCH = 2048           # tokens per ubatch in the batched context on a GPU (the CPU keeps llama.cpp's 512)
 
 
 def placement(device: str) -> dict[str, Any]:
@@ -51,6 +68,31 @@ def placement(device: str) -> dict[str, Any]:
     if device.startswith("cuda"):
         return {"n_gpu_layers": -1}
     return {"n_gpu_layers": 0, "offload_kqv": False, "op_offload": False}
+
+
+def sequences_for_memory(free_bytes: int | None, per_sequence_bytes: int, *, limit: int = MAX_SEQUENCES) -> int:
+    """Prompts per llama_decode that GPU_MEMORY_SHARE of `free_bytes` holds, each needing `per_sequence_bytes`
+    (its KV at the context's size and its row of logits); GPU_SEQUENCES_UNKNOWN when the free memory is unknown."""
+    if free_bytes is None:
+        return max(1, min(limit, GPU_SEQUENCES_UNKNOWN))
+    return max(1, min(limit, int(free_bytes * GPU_MEMORY_SHARE) // max(1, per_sequence_bytes)))
+
+
+def _free_gpu_bytes(device: str) -> int | None:
+    """Free memory of the run's GPU as nvidia-smi reports it (the device's index among those visible); None if
+    it cannot be read."""
+    import subprocess
+
+    index = device.partition(":")[2] or "0"
+    visible = [v for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
+    if visible and index.isdigit() and int(index) < len(visible):
+        index = visible[int(index)].strip()
+    try:
+        out = subprocess.run(["nvidia-smi", f"--id={index}", "--query-gpu=memory.free", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=20, check=True).stdout
+        return int(out.split()[0]) * 2**20
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
 
 
 def _import_llama_cpp():
@@ -84,6 +126,7 @@ class LlamaCppBackend:
         tokenizer_obj: Any = None,
         prefix_reuse: bool = True,
         kv_cache_type: str = "f16",
+        sequences: int | None = None,  # prompts per llama_decode; None: sized to the GPU's memory on CUDA, 1 on CPU
     ) -> None:
         llama_cpp = self._llama_cpp = _import_llama_cpp()
         path = check_gguf(model)
@@ -124,8 +167,108 @@ class LlamaCppBackend:
         self.prefix_reuse, self.prefix_reuse_used = prefix_reuse, prefix_reuse and supported
         self.prefix_reuse_why = why if prefix_reuse else "turned off by the caller"
         self.stats = {"prompt_tokens": 0, "computed_tokens": 0, "forward_seconds": 0.0, "forwards": 0,
-                      "prefix_hits": 0, "too_long": 0}
+                      "prefix_hits": 0, "too_long": 0, "decodes": 0}
         self._cold = False
+        self._multi = None
+        self.sequences, self.sequences_why = self._sequences(sequences, sizing_prompts)
+        self._decode_tokens = self.sequences * self.n_ctx  # tokens per llama_decode: `sequences` prompts at most
+        if self.sequences > 1:
+            self._multi = self._batched_context(self.sequences)
+
+    # -- batched sequences -----------------------------------------------------------
+    def kv_bytes_per_token(self) -> int:
+        """KV cache bytes one token takes in every layer (keys and values at the cache's type)."""
+        lib, model, md = self._llama_cpp, self.llm.model, self.metadata
+        arch = md.get("general.architecture", "")
+        head_dim = lib.llama_model_n_embd(model) // max(1, lib.llama_model_n_head(model))
+        k_len = int(md.get(f"{arch}.attention.key_length") or head_dim)
+        v_len = int(md.get(f"{arch}.attention.value_length") or head_dim)
+        element = 2 if self.kv_cache_type == "f16" else 4
+        return lib.llama_model_n_layer(model) * lib.llama_model_n_head_kv(model) * (k_len + v_len) * element
+
+    def _sequences(self, asked: int | None, sizing_prompts) -> tuple[int, str]:
+        if asked is not None:
+            if asked < 1:
+                raise BackendError(f"sequences {asked}: at least 1 prompt per llama_decode")
+            count, why = asked, "asked for"
+        elif self.device.startswith("cuda"):
+            per_sequence = self.n_ctx * self.kv_bytes_per_token() + 4 * self.llm.n_vocab()  # its KV and logits
+            free = _free_gpu_bytes(self.device)
+            count = sequences_for_memory(free, per_sequence)
+            why = (f"sized to the GPU: {GPU_MEMORY_SHARE:.0%} of {free / 2**30:.1f} GiB free after loading, "
+                   f"{per_sequence / 2**20:.1f} MiB per sequence, at most {MAX_SEQUENCES}" if free is not None else
+                   f"the GPU's free memory could not be read: {GPU_SEQUENCES_UNKNOWN}")
+        else:
+            return 1, "one prompt at a time on the CPU (sequences= asks for more)"
+        count = min(count, self._llama_cpp.llama_max_parallel_sequences())
+        if sizing_prompts:
+            count = min(count, len(sizing_prompts))
+        return max(1, count), why
+
+    def _batched_context(self, n: int):
+        """A context of `n` sequences, each its own KV stream of the one-prompt context's size."""
+        import numpy as np
+        from llama_cpp._internals import LlamaContext
+        from llama_cpp._utils import suppress_stdout_stderr
+
+        lib = self._llama_cpp
+        params = lib.llama_context_params.from_buffer_copy(self.llm.context_params)
+        params.n_seq_max, params.kv_unified = n, False  # a KV stream per sequence: none attends to another's cells
+        params.n_ctx = params.n_batch = self._decode_tokens
+        params.n_ubatch = min(params.n_batch, GPU_UBATCH if self.device.startswith("cuda") else 512)
+        try:
+            with suppress_stdout_stderr(disable=False):
+                context = LlamaContext(model=self.llm._model, params=params, verbose=False)
+        except ValueError as exc:
+            raise BackendError(f"llama.cpp could not make a context of {n} sequences of {self.n_ctx} tokens "
+                               f"({exc}): ask for fewer (sequences=)") from exc
+        ids = np.arange(n, dtype=np.int32)  # sequence s's id, pointed at by each of its tokens (kept alive here)
+        return {"context": context, "seq_ids": ids,
+                "addresses": (ids.ctypes.data + ids.itemsize * np.arange(n)).astype(np.uintp)}
+
+    def _decode_sequences(self, group: list[list[int]]):
+        """One llama_decode of the prompts in `group`, sequence s holding group[s] at positions 0..; the logits of
+        each prompt's last position, in order."""
+        import numpy as np
+
+        lib, multi = self._llama_cpp, self._multi
+        ctx = multi["context"].ctx
+        lengths = np.array([len(ids) for ids in group])
+        n = int(lengths.sum())
+        tokens = np.fromiter((t for ids in group for t in ids), dtype=np.int32, count=n)
+        positions = np.concatenate([np.arange(k, dtype=np.int32) for k in lengths])
+        n_seq_id = np.ones(n, dtype=np.int32)
+        seq_ids = np.repeat(multi["addresses"][: len(group)], lengths)  # each token: the address of its seq id
+        last = np.cumsum(lengths) - 1
+        outputs = np.zeros(n, dtype=np.int8)
+        outputs[last] = 1
+        pointer = ctypes.POINTER
+        batch = lib.llama_batch(
+            n_tokens=n, token=tokens.ctypes.data_as(pointer(lib.llama_token)), embd=None,
+            pos=positions.ctypes.data_as(pointer(lib.llama_pos)), n_seq_id=n_seq_id.ctypes.data_as(
+                pointer(ctypes.c_int32)), seq_id=seq_ids.ctypes.data_as(pointer(pointer(lib.llama_seq_id))),
+            logits=outputs.ctypes.data_as(pointer(ctypes.c_int8)))
+        lib.llama_memory_clear(lib.llama_get_memory(ctx), False)
+        status = lib.llama_decode(ctx, batch)
+        if status != 0:
+            raise BackendError(f"llama_decode failed on {len(group)} sequences of {n} tokens (status {status})")
+        n_vocab = self.llm.n_vocab()
+        self.stats["decodes"] += 1
+        return [np.ctypeslib.as_array(lib.llama_get_logits_ith(ctx, int(i)), shape=(n_vocab,)).astype(np.float64)
+                for i in last]
+
+    def _groups(self, encoded):
+        """`encoded` (index, ids) cut into runs of neighbours in token order: at most `sequences` prompts and
+        `_decode_tokens` tokens each (one ubatch)."""
+        groups: list[list] = []
+        tokens = 0
+        for item in encoded:
+            if not groups or len(groups[-1]) == self.sequences or tokens + len(item[1]) > self._decode_tokens:
+                groups.append([])
+                tokens = 0
+            groups[-1].append(item)
+            tokens += len(item[1])
+        return groups
 
     # -- loading -----------------------------------------------------------------
     def _load(self, n_ctx: int):
@@ -262,21 +405,37 @@ class LlamaCppBackend:
 
     def letter_logprobs(self, prompts: Sequence[str], *,
                         use_chat_template: bool = False) -> list[dict[str, float] | None]:
-        import numpy as np
-
         if not self.forms:
             raise BackendError("this file's tokenizer has no single-token letters; use --mode generate")
         out: list[dict[str, float] | None] = [None] * len(prompts)
-        for i, ids in self._prompts(prompts, use_chat_template, 1):
+        encoded = self._prompts(prompts, use_chat_template, 1)
+        if self._multi is not None:
+            for group in self._groups(encoded):
+                t0 = time.perf_counter()
+                rows = self._decode_sequences([ids for _, ids in group])
+                for (i, ids), logits in zip(group, rows):
+                    out[i] = self._letters(logits)
+                    self.stats["prompt_tokens"] += len(ids)
+                    self.stats["computed_tokens"] += len(ids)
+                self.stats["forward_seconds"] += time.perf_counter() - t0
+                self.stats["forwards"] += len(group)
+            return out
+        for i, ids in encoded:
             t0 = time.perf_counter()
             self._prefill(ids)
-            logits = self._last_logits()
-            top = logits.max()
-            lp = logits - (top + math.log(np.exp(logits - top).sum()))
+            self.stats["decodes"] += 1
+            out[i] = self._letters(self._last_logits())
             self.stats["forward_seconds"] += time.perf_counter() - t0
             self.stats["forwards"] += 1
-            out[i] = {L: logsumexp([float(lp[t]) for t in ids_]) for L, ids_ in self.forms.items()}
         return out
+
+    def _letters(self, logits) -> dict[str, float]:
+        """Each letter's log-probability (its token forms' mass) from a position's logits."""
+        import numpy as np
+
+        top = logits.max()
+        lp = logits - (top + math.log(np.exp(logits - top).sum()))
+        return {L: logsumexp([float(lp[t]) for t in ids_]) for L, ids_ in self.forms.items()}
 
     def generate(self, prompts: Sequence[str], *, max_new_tokens: int, use_chat_template: bool = False,
                  decoding: DecodingRule = GREEDY) -> list[str | None]:
@@ -332,6 +491,9 @@ class LlamaCppBackend:
             self._cold = False
 
     def close(self) -> None:
+        multi, self._multi = getattr(self, "_multi", None), None
+        if multi is not None:
+            multi["context"].close()
         llm, self.llm = getattr(self, "llm", None), None
         if llm is not None:
             llm.close()
@@ -363,8 +525,10 @@ class LlamaCppBackend:
             file_bytes=self.path.stat().st_size, threads=self.threads, n_ctx=self.n_ctx,
             kv_cache_type=self.kv_cache_type, mmap=True, offload=placement(self.device),
             tokenizer_check={"reference": self.reference_why, "checked": self.reference is not None},
-            prefix_reuse={"requested": self.prefix_reuse, "used": self.prefix_reuse_used,
-                          "why": self.prefix_reuse_why},
+            prefix_reuse={"requested": self.prefix_reuse, "used": self.prefix_reuse_used and self.sequences == 1,
+                          "why": self.prefix_reuse_why if self.sequences == 1 else "batched sequences: every prompt "
+                                                                                     "computed whole"},
+            sequences={"per_decode": self.sequences, "why": self.sequences_why},
             recipe=json.loads(recipe.read_text(encoding="utf-8")) if recipe.is_file() else None,
             versions=llama_cpp_build(),
             system_info=self._llama_cpp.llama_print_system_info().decode(errors="replace").strip(),
