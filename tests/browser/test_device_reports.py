@@ -1,6 +1,7 @@
 """Device speed reports (issue 25) in headless Chromium at 1280 and 390 px: a GGUF file's model page draws generation
 speed by device (each report, the confirmed figures, the outliers left out; unconfirmed devices apart) after the server's cost profile, and its device
-table reads on a phone; "what runs well on my phone" draws accuracy against a device's speed with its frontier; the
+table reads on a phone, with the figures a phone user feels (issue 33: time to first token derived, the sustained
+change over ten repetitions, the fit in an app's share of RAM, medians per llama.cpp build), each labelled; "what runs well on my phone" draws accuracy against a device's speed with its frontier; the
 upload page works signed in. No console error, no serious axe violation. Screenshots go to var/screenshots/
 (device-reports-<width>.png, device-board-<width>.png)."""
 import pytest
@@ -25,9 +26,17 @@ def reported(demo_loaded):
     user, second, third = (User.objects.create_user(name) for name in ("tester", "second", "third"))
     s23 = {"make": "Samsung", "model": "Galaxy S23 Ultra (SM-S918B)", "chip": "Snapdragon 8 Gen 2", "ram_gb": 12}
     redmi = {"make": "Xiaomi", "model": "Redmi Note 12", "chip": "Snapdragon 4 Gen 1", "ram_gb": 4}
+    from leaderboard.submissions.models import Submission
+
+    submission = Submission.objects.get(model__hub_id=world.HUB)  # GGUF intake's KV facts of the file's header
+    submission.gguf_facts = {**submission.gguf_facts, "kv": {"block_count": 2, "embedding_length": 64,
+                                                             "head_count": 4}}
+    submission.save(update_fields=["gguf_facts"])
     for who, tg, device in ((user, 20.0, {}), (second, 24.0, {}), (third, 90.0, {}), (user, 9.5, s23),
                             (second, 9.5, s23), (third, 4.2, redmi)):
-        report_create(user=who, llama_bench=world.with_speeds(tg, pp=300.0), device={**world.DEVICE, **device})
+        bench = world.with_speeds(tg, pp=300.0)
+        bench[1]["samples_ts"] = [tg * (1 - 0.02 * i) for i in range(10)]  # -r 10, 18% slower at the end
+        report_create(user=who, llama_bench=bench, device={**world.DEVICE, **device})
     return user
 
 
@@ -61,6 +70,13 @@ def test_the_model_page_draws_speed_by_device(browser, live_server, reported, wi
         box = page.locator("#device-reports").bounding_box()
         assert box and page.locator("#cost-profile").bounding_box()["y"] < box["y"]  # after the server's profile
         assert "people measuring on their own devices" in page.inner_text("#device-reports-label")
+        feel = page.inner_text("#device-feel-table")  # the felt figures, each labelled, visible on both widths
+        assert page.locator("#device-feel-table").is_visible() and page.locator("#device-builds-table").is_visible()
+        assert "1.44 s derived (from prompt 300.0 tokens/s)" in feel  # 431 tokens (the profile's) / 300 tokens/s
+        assert "−18% first → last repetition (2 people)" in feel and "fits: 2 MiB of 4.00 GiB (50% of 8 GB)" in feel
+        assert "0c1e570" in page.inner_text("#device-builds-table")
+        notes = page.inner_text("#device-feel-notes")
+        assert "derived" in notes and "assumed: a phone leaves one app about half its RAM" in notes
         page.screenshot(path=screenshot_dir() / f"device-reports-section-{width}.png", full_page=True, scale="css",
                         clip={"x": 0, "y": box["y"] - 250, "width": width, "height": 1300})
         failures = check(page, problems, width, "device-reports")
@@ -83,6 +99,8 @@ def test_what_runs_well_on_my_phone_draws_the_frontier(browser, live_server, rep
             x: Array.from(t.x)}))""")
         assert traces[0]["x"] == [22.0] and traces[1]["name"].replace("<br>", " ").startswith("Pareto frontier")
         assert "1 file measured on Google Pixel 8" in page.inner_text("#device-board-count")
+        row = page.inner_text("#device-board-table tbody tr")
+        assert "1.44 s derived" in row and "−18%" in row and "fits (2 MiB of 8 GB)" in row
         failures = check(page, problems, width, "device-board")
         assert not failures, "\n".join(failures)
     finally:
