@@ -252,10 +252,7 @@ TEXT_AND_BIG = {**{name: value for name, value in TEXT.items() if name != "nul"}
     ("rerun", "--run", "1", "--reason", "{}", "--user", "{}"),
     ("export_results", "--run", "{}"), ("export_results", "--model", "{}"),
     ("mrscore", "--show", "{}"), ("mrscore", "--benchmark", "{}", "--judge", "x"),
-    pytest.param(("evaluate", "--model", "{}"), marks=pytest.mark.xfail(strict=False, reason=(
-        "evaluate makes the run, then records its failure to load the model on it (run_here, by design for a run "
-        "that fails); a --model no loader can take (control characters, a name past its column) should be refused "
-        "before run_create: the evaluations app's, for the lead to decide"))),
+    ("evaluate", "--model", "{}"),
     ("evaluate", "--model", "demo/none", "--shots", "{}"),
 ], ids=lambda args: "-".join(a.strip("-") for a in args if a != "{}")[:60])
 def test_the_commands(author, hub_model, snapshot, args):

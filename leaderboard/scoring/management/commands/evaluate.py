@@ -14,6 +14,7 @@ from leaderboard.core.progress import CountProgressBar
 from leaderboard.evaluations import failures, lifecycle, runner, selectors, services
 from leaderboard.evaluations.models import EvaluationRun
 from leaderboard.evaluations.display import public_summary
+from leaderboard.hub.ids import HubIdError, validate_hub_id
 from leaderboard.scoring.services import run_score
 from leaderboard.submissions.models import ModelEntry, Precision
 from leaderboard.submissions.ondevice_variants import VARIANT_QUANTS, variant_entry_for
@@ -58,7 +59,7 @@ class Command(BaseCommand):
             raise refused("NO_QUESTIONS", f"benchmark {o['benchmark']!r} has no imported questions.",
                           "Run import_benchmark or load_demo first.")
         variants = o["variants"].split(",")
-        model_ref, engine = o["model"], {"backend": o["backend"], "precision": o["dtype"]}
+        model_ref, engine = self._checked_model(o["model"]), {"backend": o["backend"], "precision": o["dtype"]}
         if o["quantize"]:
             model_ref, engine = self._variant(o["model"], o["quantize"])
         if o["skip_if_done"]:
@@ -80,6 +81,19 @@ class Command(BaseCommand):
         run_here(run, device=o["device"], batch_size=o["batch_size"], measure=not o["no_efficiency"],
                  progress=o["verbosity"] > 0)
         self._print(run, version, line=o["line"])
+
+    @staticmethod
+    def _checked_model(model: str) -> str:
+        """--model as a run keeps it, refused before any run is made: an existing local folder whose path fits the
+        run's column, else a hub id by the hub's rules (a name no loader can take would be stored as a failed run)."""
+        fits = len(model) <= EvaluationRun._meta.get_field("model_ref").max_length
+        if "\x00" not in model and fits and os.path.isdir(model):
+            return model
+        try:
+            return validate_hub_id(model)
+        except HubIdError as exc:
+            raise refused(exc.code, f"--model {exc.message}", "name a hub id (org/name) or an existing local "
+                          "model folder") from None
 
     @staticmethod
     def _variant(hub_id: str, quant: str) -> tuple[str, dict]:
