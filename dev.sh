@@ -191,10 +191,10 @@ ondevice_demo() {
   echo "A real model's file (Gemma 3 270M Q4_K_M, from its package) is being evaluated on the demo's validation" \
     "questions with llama.cpp (about 10 minutes on 2 cores), then profiled and measured with llama-bench; it" \
     "appears on the On-device board when it is done.${failed:+ Failed so far:$failed; see $log.}" > "$status"
-  # The file at the demo's revision in a Hugging Face cache of the demo's own, read offline (real_model.py).
-  real=$(HF_HUB_CACHE="$var/hf-cache" HF_HUB_OFFLINE=1 ONDEVICE_PROFILE_THREADS=$threads "$py" manage.py \
-    load_real_gguf --skip-if-done -v 0 2>> "$log" | tee -a "$log" | sed -n 's/^file: //p')
-  if [ -n "$real" ]; then
+  # The file at the demo's revision in a Hugging Face cache of the demo's own, read offline (real_model.py); the
+  # command names the file it measured (its "file:" line), which llama-bench then measures for the device report.
+  if real=$(HF_HUB_CACHE="$var/hf-cache" HF_HUB_OFFLINE=1 ONDEVICE_PROFILE_THREADS=$threads "$py" manage.py \
+      load_real_gguf --skip-if-done -v 0 2>> "$log" | tee -a "$log" | sed -n 's/^file: //p') && [ -n "$real" ]; then
     ondevice_demo_report "$var" "$threads" "$real" >> "$log" 2>&1 \
       || failed="$failed (the device report of the real model's file)"
   else
