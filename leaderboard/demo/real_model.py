@@ -56,7 +56,8 @@ def label_note(model: RealGGUF) -> str:
     return (f"A real, published model: {model.base_model}, the {model.quantization} GGUF file of {model.hub_repo} "
             f"(licence: {model.license}), installed from a package and run here by llama.cpp, on this demo's invented "
             "questions. Its accuracy here means nothing; its speeds (cost profile, device report) are real, measured "
-            "on this server's CPU.")
+            f"on this server's CPU. Its revision, {demo_revision(model)[:12]}, is the demo's (the start of the file's "
+            "sha256), not a hub commit.")
 
 
 def real_gguf_facts(model: RealGGUF, path: Path) -> GGUFFacts:
