@@ -22,7 +22,8 @@ def refusal(*args) -> tuple[str, int]:
 
 @pytest.mark.parametrize("args, code, status", [
     (("evaluate", "--model", "x", "--benchmark", "nothing-here"), "NO_QUESTIONS", 2),
-    (("evaluate", "--model", "x", "--template", "no-such-template"), "UNKNOWN_VARIANT_OR_TEMPLATE", 2),
+    (("evaluate", "--model", "org/x", "--template", "no-such-template"), "UNKNOWN_VARIANT_OR_TEMPLATE", 2),
+    (("evaluate", "--model", "/no/such/folder"), "INVALID_ID", 2),
     (("export_results", "--run", "1", "--split", "test"), "OPTIONS_CONFLICT", 2),
     (("export_results", "--model", "org/nobody"), "NO_PUBLISHED_RESULTS", 2),
     (("rerun", "--run", "1", "--reason", "x", "--user", "nobody"), "NO_STAFF_USER", 2),

@@ -70,6 +70,7 @@ def test_it_refuses_answer_dependent_variants_on_the_sealed_split(demo_loaded, b
 
 
 def test_it_handles_a_model_that_cannot_load(demo_loaded, tmp_path):
+    (tmp_path / "no-model").mkdir()  # a folder with no model in it (a path to nothing is refused before any run)
     with pytest.raises(CommandError) as info:
         call_command("evaluate", "--model", str(tmp_path / "no-model"), "--no-efficiency", verbosity=0)
     run = EvaluationRun.objects.get()
