@@ -189,8 +189,8 @@ ondevice_demo() {
     -name 'tiny-random-Q4_K_M.gguf' -printf '%T@ %p\n' 2>/dev/null | sort -n | tail -1 | cut -d' ' -f2-)" \
     >> "$log" 2>&1 || failed="$failed (the device report of demo/tiny-random@Q4_K_M)"
   echo "A real model's file (Gemma 3 270M Q4_K_M, from its package) is being evaluated on the demo's validation" \
-    "questions with llama.cpp (about 10 minutes on 2 cores), then profiled and measured with llama-bench; it" \
-    "appears on the On-device board when it is done.${failed:+ Failed so far:$failed; see $log.}" > "$status"
+    "questions with llama.cpp (about 4 minutes on 2 idle cores, longer on a busy one), then profiled and measured" \
+    "with llama-bench; it appears on the On-device board when it is done.${failed:+ Failed so far:$failed; see $log.}" > "$status"
   # The file at the demo's revision in a Hugging Face cache of the demo's own, read offline (real_model.py); the
   # command names the file it measured (its "file:" line), which llama-bench then measures for the device report.
   if real=$(HF_HUB_CACHE="$var/hf-cache" HF_HUB_OFFLINE=1 ONDEVICE_PROFILE_THREADS=$threads "$py" manage.py \
