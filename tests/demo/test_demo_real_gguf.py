@@ -67,6 +67,7 @@ def tiny_real_file(gguf_files, monkeypatch, settings):
     return tiny, path
 
 
+@pytest.mark.slow
 def test_the_command_gives_the_file_its_run_profile_and_device_report(client, fake_hub, demo_loaded, tiny_real_file,
                                                                       tmp_path):
     tiny, path = tiny_real_file
