@@ -1,5 +1,5 @@
 """What the llama.cpp backend reads off a GGUF file itself: that it is one, its own tokenizer, its file type's
-name, and the error a tokenization that differs from the base model's raises. No llama-cpp-python import here."""
+name, the base model's tokenizer it must agree with, and the error a tokenization that differs from it raises. No llama-cpp-python import here."""
 from __future__ import annotations
 
 import re
@@ -11,6 +11,7 @@ from .base import BackendError
 GGUF_MAGIC = b"GGUF"
 # gguf-split's part names (stem-00001-of-00003.gguf): the hub check and the cost profile read them alike.
 SPLIT_NAME = re.compile(r"^(?P<stem>.+)-(?P<no>\d{5})-of-(?P<count>\d{5})\.gguf$")
+_HUB_URL = re.compile(r"^https?://(?:www\.)?huggingface\.co/([^/\s]+/[^/\s]+?)/?$")
 
 
 class NotGGUF(BackendError):
@@ -70,3 +71,24 @@ def ftype_name(llama_cpp: Any, value: str | None) -> str | None:
         if name.startswith(("LLAMA_FTYPE_MOSTLY_", "LLAMA_FTYPE_ALL_")) and getattr(llama_cpp, name) == int(value):
             return name.removeprefix("LLAMA_FTYPE_MOSTLY_").removeprefix("LLAMA_FTYPE_ALL_")
     return f"ftype {value}"
+
+
+def reference_tokenizer(metadata: dict, tokenizer: str | None, tokenizer_obj: Any) -> tuple[Any, str]:
+    """The base model's Hugging Face tokenizer the file's must agree with (`tokenizer=`, else the file's
+    general.base_model.0.repo_url), and where it came from."""
+    if tokenizer_obj is not None:
+        return tokenizer_obj, "given"
+    source = tokenizer
+    if source is None:
+        match = _HUB_URL.match(metadata.get("general.base_model.0.repo_url", ""))
+        if not match:
+            return None, "not checked: no base model tokenizer given and none named in the file"
+        source = match.group(1)
+    try:
+        from transformers import AutoTokenizer
+
+        return AutoTokenizer.from_pretrained(source, trust_remote_code=False), source
+    except Exception as exc:  # noqa: BLE001 - an unreachable base model: say so, do not guess
+        if tokenizer is not None:  # asked for explicitly: that is an error
+            raise BackendError(f"cannot load the reference tokenizer {tokenizer!r}: {exc}") from exc
+        return None, f"not checked: the base model's tokenizer {source} could not be loaded ({type(exc).__name__})"

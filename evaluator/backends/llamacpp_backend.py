@@ -14,18 +14,8 @@ the decoding rule (evaluator/decoding.py), greedy, cut at its stop strings.
   architectures, nor sliding-window attention (their state cannot be cut back to a prefix): llama.cpp says
   which, from the file's general.architecture and its `<arch>.attention.sliding_window` key (Gemma 2 and 3);
   describe()["prefix_reuse"] records it.
-- Batched sequences (`sequences`): letter scoring decodes up to that many prompts per llama_decode, each its own
-  sequence (seq id, positions from 0, its own KV stream: a second context with n_seq_max streams of the
-  one-prompt context's size), reading each prompt's last-position logits. A GPU is then busy with thousands of
-  tokens at a time, not one 450-token prompt. Default: on CUDA as many as half the GPU memory free after loading
-  holds (KV and logits per sequence, at most MAX_SEQUENCES), on the CPU 1 (one prompt at a time, with prefix
-  reuse); any count may be asked for on either. Generation stays one prompt at a time.
-  On an f32 file the letter probabilities equal one prompt at a time's within 1e-4. On a quantized file they
-  need not: llama.cpp's CPU kernels quantize a ubatch's activations to 8 bits and choose their path (weight
-  repacking's rows in fours, tinyBLAS or not) by the ubatch's size, so a token's logits depend on the ubatch it
-  is decoded in, and the 8-bit rounding turns float-order differences into whole steps. On Gemma 3 270M Q4_K_M a
-  letter's probability moves by up to ~2e-2 between one prompt at a time, the same prompt decoded in two parts
-  (as after a kept prefix) and batched sequences (tests/evaluator/test_real_gguf.py measures it).
+- Batched sequences (`sequences`, llamacpp_sequences.py): letter scoring may decode several prompts per
+  llama_decode, each its own sequence; one prompt at a time unless asked. Generation stays one prompt at a time.
 - llama-cpp-python swaps the process's stdout/stderr file descriptors while it loads (verbose=False): under a
   worker it runs in the prediction child process (leaderboard/evaluations/predict_process.py), never in
   Celery's own, whose streams are redirected.
@@ -38,7 +28,6 @@ import functools
 import json
 import math
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any, Sequence
@@ -47,18 +36,15 @@ from ..decoding import GREEDY, DecodingRule
 from ..gguf_convert import file_sha256, llama_cpp_build
 from ..questions import LETTERS
 from .base import BackendError, BackendUnavailable, describe_common, encode_prompt, letter_token_forms, logsumexp
-from .gguf_file import TokenizerMismatch, FileTokenizer, ftype_name, check_gguf, first_difference
+from .gguf_file import (TokenizerMismatch, FileTokenizer, ftype_name, check_gguf, first_difference,
+                        reference_tokenizer)
+from .llamacpp_sequences import BatchedSequences, kv_bytes_per_token, sequences_count
 from .prefix_reuse import MIN_SHARED_PREFIX
 
 DEFAULT_THREADS = 4      # a phone-class CPU; a setting (threads=, --threads)
 CONTEXT_MARGIN = 32      # as vLLM's: answer-order variants and chat wrapping add a few tokens
 DEFAULT_CONTEXT = 4096   # without sizing prompts, capped by the file's training context
 KV_TYPES = {"f16": "GGML_TYPE_F16", "f32": "GGML_TYPE_F32"}  # f16: llama.cpp's default, what a phone runs
-_HUB_URL = re.compile(r"^https?://(?:www\.)?huggingface\.co/([^/\s]+/[^/\s]+?)/?$")
-MAX_SEQUENCES = 64          # prompts per llama_decode at most when sized to a GPU's memory
-GPU_MEMORY_SHARE = 0.5      # of the GPU memory free after loading, for the batched context's KV and logits
-GPU_SEQUENCES_UNKNOWN = 16  # when the free memory cannot be read
-GPU_UBATCH = 2048           # tokens per ubatch in the batched context on a GPU (the CPU keeps llama.cpp's 512)
 
 
 def placement(device: str) -> dict[str, Any]:
@@ -70,31 +56,6 @@ def placement(device: str) -> dict[str, Any]:
     return {"n_gpu_layers": 0, "offload_kqv": False, "op_offload": False}
 
 
-def sequences_for_memory(free_bytes: int | None, per_sequence_bytes: int, *, limit: int = MAX_SEQUENCES) -> int:
-    """Prompts per llama_decode that GPU_MEMORY_SHARE of `free_bytes` holds, each needing `per_sequence_bytes`
-    (its KV at the context's size and its row of logits); GPU_SEQUENCES_UNKNOWN when the free memory is unknown."""
-    if free_bytes is None:
-        return max(1, min(limit, GPU_SEQUENCES_UNKNOWN))
-    return max(1, min(limit, int(free_bytes * GPU_MEMORY_SHARE) // max(1, per_sequence_bytes)))
-
-
-def _free_gpu_bytes(device: str) -> int | None:
-    """Free memory of the run's GPU as nvidia-smi reports it (the device's index among those visible); None if
-    it cannot be read."""
-    import subprocess
-
-    index = device.partition(":")[2] or "0"
-    visible = [v for v in os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",") if v.strip()]
-    if visible and index.isdigit() and int(index) < len(visible):
-        index = visible[int(index)].strip()
-    try:
-        out = subprocess.run(["nvidia-smi", f"--id={index}", "--query-gpu=memory.free", "--format=csv,noheader,nounits"],
-                             capture_output=True, text=True, timeout=20, check=True).stdout
-        return int(out.split()[0]) * 2**20
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
-        return None
-
-
 def _import_llama_cpp():
     try:
         import llama_cpp
@@ -103,6 +64,17 @@ def _import_llama_cpp():
             "the llamacpp backend needs llama-cpp-python, built from source: ./dev.sh test builds .venv-llamacpp "
             "(pip install -r requirements/llamacpp.lock)") from exc
     return llama_cpp
+
+
+def _refuse_settings(llama_cpp, *, dtype, kv_cache_type: str, device: str) -> None:
+    if dtype not in (None, "auto"):
+        raise BackendError(f"dtype {dtype!r}: a GGUF file's own tensor types are what llama.cpp runs; "
+                           "pick a quantization when converting (python -m evaluator convert --quant)")
+    if kv_cache_type not in KV_TYPES:
+        raise BackendError(f"kv_cache_type {kv_cache_type!r}: one of {', '.join(KV_TYPES)}")
+    if device.startswith("cuda") and not llama_cpp.llama_supports_gpu_offload():
+        raise BackendError("device 'cuda' requested but this llama.cpp build has no GPU support "
+                           "(build llama-cpp-python with CMAKE_ARGS=-DGGML_CUDA=on)")
 
 
 class LlamaCppBackend:
@@ -126,18 +98,11 @@ class LlamaCppBackend:
         tokenizer_obj: Any = None,
         prefix_reuse: bool = True,
         kv_cache_type: str = "f16",
-        sequences: int | None = None,  # prompts per llama_decode; None: sized to the GPU's memory on CUDA, 1 on CPU
+        sequences: int | str | None = None,  # prompts per llama_decode; None: 1; "auto": sized to a GPU's memory
     ) -> None:
         llama_cpp = self._llama_cpp = _import_llama_cpp()
         path = check_gguf(model)
-        if dtype not in (None, "auto"):
-            raise BackendError(f"dtype {dtype!r}: a GGUF file's own tensor types are what llama.cpp runs; "
-                               "pick a quantization when converting (python -m evaluator convert --quant)")
-        if kv_cache_type not in KV_TYPES:
-            raise BackendError(f"kv_cache_type {kv_cache_type!r}: one of {', '.join(KV_TYPES)}")
-        if device.startswith("cuda") and not llama_cpp.llama_supports_gpu_offload():
-            raise BackendError("device 'cuda' requested but this llama.cpp build has no GPU support "
-                               "(build llama-cpp-python with CMAKE_ARGS=-DGGML_CUDA=on)")
+        _refuse_settings(llama_cpp, dtype=dtype, kv_cache_type=kv_cache_type, device=device)
         self.model_id, self.revision, self.device, self.path = model, revision, device, path
         self.threads = int(threads or min(DEFAULT_THREADS, os.cpu_count() or 1))
         self.kv_cache_type, self.seed = kv_cache_type, seed
@@ -162,113 +127,22 @@ class LlamaCppBackend:
             self.forms = letter_token_forms(self.tokenizer, LETTERS)
         except BackendError:  # still usable in generate mode
             self.forms = {}
-        self.reference, self.reference_why = self._reference_tokenizer(tokenizer, tokenizer_obj)
+        self.reference, self.reference_why = reference_tokenizer(self.metadata, tokenizer, tokenizer_obj)
         supported, why = self._prefix_reuse_support()
         self.prefix_reuse, self.prefix_reuse_used = prefix_reuse, prefix_reuse and supported
         self.prefix_reuse_why = why if prefix_reuse else "turned off by the caller"
         self.stats = {"prompt_tokens": 0, "computed_tokens": 0, "forward_seconds": 0.0, "forwards": 0,
                       "prefix_hits": 0, "too_long": 0, "decodes": 0}
         self._cold = False
-        self._multi = None
-        self.sequences, self.sequences_why = self._sequences(sequences, sizing_prompts)
-        self._decode_tokens = self.sequences * self.n_ctx  # tokens per llama_decode: `sequences` prompts at most
+        self._multi: BatchedSequences | None = None
+        self.sequences, self.sequences_why = sequences_count(
+            sequences, device=self.device, lib=llama_cpp, llm=self.llm, sizing_prompts=sizing_prompts,
+            per_sequence_bytes=lambda: self.n_ctx * self.kv_bytes_per_token() + 4 * self.llm.n_vocab())
         if self.sequences > 1:
-            self._multi = self._batched_context(self.sequences)
+            self._multi = BatchedSequences(llama_cpp, self.llm, self.sequences, n_ctx=self.n_ctx, device=self.device)
 
-    # -- batched sequences -----------------------------------------------------------
     def kv_bytes_per_token(self) -> int:
-        """KV cache bytes one token takes in every layer (keys and values at the cache's type)."""
-        lib, model, md = self._llama_cpp, self.llm.model, self.metadata
-        arch = md.get("general.architecture", "")
-        head_dim = lib.llama_model_n_embd(model) // max(1, lib.llama_model_n_head(model))
-        k_len = int(md.get(f"{arch}.attention.key_length") or head_dim)
-        v_len = int(md.get(f"{arch}.attention.value_length") or head_dim)
-        element = 2 if self.kv_cache_type == "f16" else 4
-        return lib.llama_model_n_layer(model) * lib.llama_model_n_head_kv(model) * (k_len + v_len) * element
-
-    def _sequences(self, asked: int | None, sizing_prompts) -> tuple[int, str]:
-        if asked is not None:
-            if asked < 1:
-                raise BackendError(f"sequences {asked}: at least 1 prompt per llama_decode")
-            count, why = asked, "asked for"
-        elif self.device.startswith("cuda"):
-            per_sequence = self.n_ctx * self.kv_bytes_per_token() + 4 * self.llm.n_vocab()  # its KV and logits
-            free = _free_gpu_bytes(self.device)
-            count = sequences_for_memory(free, per_sequence)
-            why = (f"sized to the GPU: {GPU_MEMORY_SHARE:.0%} of {free / 2**30:.1f} GiB free after loading, "
-                   f"{per_sequence / 2**20:.1f} MiB per sequence, at most {MAX_SEQUENCES}" if free is not None else
-                   f"the GPU's free memory could not be read: {GPU_SEQUENCES_UNKNOWN}")
-        else:
-            return 1, "one prompt at a time on the CPU (sequences= asks for more)"
-        count = min(count, self._llama_cpp.llama_max_parallel_sequences())
-        if sizing_prompts:
-            count = min(count, len(sizing_prompts))
-        return max(1, count), why
-
-    def _batched_context(self, n: int):
-        """A context of `n` sequences, each its own KV stream of the one-prompt context's size."""
-        import numpy as np
-        from llama_cpp._internals import LlamaContext
-        from llama_cpp._utils import suppress_stdout_stderr
-
-        lib = self._llama_cpp
-        params = lib.llama_context_params.from_buffer_copy(self.llm.context_params)
-        params.n_seq_max, params.kv_unified = n, False  # a KV stream per sequence: none attends to another's cells
-        params.n_ctx = params.n_batch = self._decode_tokens
-        params.n_ubatch = min(params.n_batch, GPU_UBATCH if self.device.startswith("cuda") else 512)
-        try:
-            with suppress_stdout_stderr(disable=False):
-                context = LlamaContext(model=self.llm._model, params=params, verbose=False)
-        except ValueError as exc:
-            raise BackendError(f"llama.cpp could not make a context of {n} sequences of {self.n_ctx} tokens "
-                               f"({exc}): ask for fewer (sequences=)") from exc
-        ids = np.arange(n, dtype=np.int32)  # sequence s's id, pointed at by each of its tokens (kept alive here)
-        return {"context": context, "seq_ids": ids,
-                "addresses": (ids.ctypes.data + ids.itemsize * np.arange(n)).astype(np.uintp)}
-
-    def _decode_sequences(self, group: list[list[int]]):
-        """One llama_decode of the prompts in `group`, sequence s holding group[s] at positions 0..; the logits of
-        each prompt's last position, in order."""
-        import numpy as np
-
-        lib, multi = self._llama_cpp, self._multi
-        ctx = multi["context"].ctx
-        lengths = np.array([len(ids) for ids in group])
-        n = int(lengths.sum())
-        tokens = np.fromiter((t for ids in group for t in ids), dtype=np.int32, count=n)
-        positions = np.concatenate([np.arange(k, dtype=np.int32) for k in lengths])
-        n_seq_id = np.ones(n, dtype=np.int32)
-        seq_ids = np.repeat(multi["addresses"][: len(group)], lengths)  # each token: the address of its seq id
-        last = np.cumsum(lengths) - 1
-        outputs = np.zeros(n, dtype=np.int8)
-        outputs[last] = 1
-        pointer = ctypes.POINTER
-        batch = lib.llama_batch(
-            n_tokens=n, token=tokens.ctypes.data_as(pointer(lib.llama_token)), embd=None,
-            pos=positions.ctypes.data_as(pointer(lib.llama_pos)), n_seq_id=n_seq_id.ctypes.data_as(
-                pointer(ctypes.c_int32)), seq_id=seq_ids.ctypes.data_as(pointer(pointer(lib.llama_seq_id))),
-            logits=outputs.ctypes.data_as(pointer(ctypes.c_int8)))
-        lib.llama_memory_clear(lib.llama_get_memory(ctx), False)
-        status = lib.llama_decode(ctx, batch)
-        if status != 0:
-            raise BackendError(f"llama_decode failed on {len(group)} sequences of {n} tokens (status {status})")
-        n_vocab = self.llm.n_vocab()
-        self.stats["decodes"] += 1
-        return [np.ctypeslib.as_array(lib.llama_get_logits_ith(ctx, int(i)), shape=(n_vocab,)).astype(np.float64)
-                for i in last]
-
-    def _groups(self, encoded):
-        """`encoded` (index, ids) cut into runs of neighbours in token order: at most `sequences` prompts and
-        `_decode_tokens` tokens each (one ubatch)."""
-        groups: list[list] = []
-        tokens = 0
-        for item in encoded:
-            if not groups or len(groups[-1]) == self.sequences or tokens + len(item[1]) > self._decode_tokens:
-                groups.append([])
-                tokens = 0
-            groups[-1].append(item)
-            tokens += len(item[1])
-        return groups
+        return kv_bytes_per_token(self._llama_cpp, self.llm, self.metadata, self.kv_cache_type)
 
     # -- loading -----------------------------------------------------------------
     def _load(self, n_ctx: int):
@@ -295,25 +169,6 @@ class LlamaCppBackend:
         except ValueError as exc:
             raise BackendError(f"llama.cpp cannot read {self.path.name}: {exc} (a damaged file, or an "
                                "architecture or tokenizer this llama.cpp does not know)") from exc
-
-    def _reference_tokenizer(self, tokenizer: str | None, tokenizer_obj: Any) -> tuple[Any, str]:
-        """The base model's Hugging Face tokenizer the file's must agree with, and where it came from."""
-        if tokenizer_obj is not None:
-            return tokenizer_obj, "given"
-        source = tokenizer
-        if source is None:
-            match = _HUB_URL.match(self.metadata.get("general.base_model.0.repo_url", ""))
-            if not match:
-                return None, "not checked: no base model tokenizer given and none named in the file"
-            source = match.group(1)
-        try:
-            from transformers import AutoTokenizer
-
-            return AutoTokenizer.from_pretrained(source, trust_remote_code=False), source
-        except Exception as exc:  # noqa: BLE001 - an unreachable base model: say so, do not guess
-            if tokenizer is not None:  # asked for explicitly: that is an error
-                raise BackendError(f"cannot load the reference tokenizer {tokenizer!r}: {exc}") from exc
-            return None, f"not checked: the base model's tokenizer {source} could not be loaded ({type(exc).__name__})"
 
     def _prefix_reuse_support(self) -> tuple[bool, str]:
         arch = self.metadata.get("general.architecture", "?")
@@ -410,9 +265,10 @@ class LlamaCppBackend:
         out: list[dict[str, float] | None] = [None] * len(prompts)
         encoded = self._prompts(prompts, use_chat_template, 1)
         if self._multi is not None:
-            for group in self._groups(encoded):
+            for group in self._multi.groups(encoded):
                 t0 = time.perf_counter()
-                rows = self._decode_sequences([ids for _, ids in group])
+                rows = self._multi.decode([ids for _, ids in group])
+                self.stats["decodes"] += 1
                 for (i, ids), logits in zip(group, rows):
                     out[i] = self._letters(logits)
                     self.stats["prompt_tokens"] += len(ids)
@@ -493,7 +349,7 @@ class LlamaCppBackend:
     def close(self) -> None:
         multi, self._multi = getattr(self, "_multi", None), None
         if multi is not None:
-            multi["context"].close()
+            multi.close()
         llm, self.llm = getattr(self, "llm", None), None
         if llm is not None:
             llm.close()

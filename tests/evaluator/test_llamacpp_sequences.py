@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from evaluator.backends.llamacpp_backend import GPU_SEQUENCES_UNKNOWN, MAX_SEQUENCES, sequences_for_memory
+from evaluator.backends.llamacpp_sequences import GPU_SEQUENCES_UNKNOWN, MAX_SEQUENCES, sequences_for_memory
 from evaluator.prompts import get_template
 
 
@@ -44,3 +44,18 @@ def test_sequences_below_one_are_refused(gguf_files):
 
     with pytest.raises(BackendError, match="sequences 0: at least 1"):
         create_backend("llamacpp", str(gguf_files["llama", "f32"]), sequences=0)
+
+
+@pytest.mark.llamacpp
+def test_one_prompt_at_a_time_unless_a_count_or_auto_is_asked_for(gguf_files):
+    from evaluator.backends import create_backend
+
+    path = str(gguf_files["llama", "f32"])
+    default, auto = create_backend("llamacpp", path), create_backend("llamacpp", path, sequences="auto")
+    try:
+        assert default.describe()["sequences"]["per_decode"] == 1 == auto.describe()["sequences"]["per_decode"]
+        assert "until batching is timed" in default.describe()["sequences"]["why"]  # the GPU worker's default too
+        assert "on the CPU" in auto.describe()["sequences"]["why"]
+    finally:
+        default.close()
+        auto.close()
