@@ -15,15 +15,18 @@ of threads, so nothing the evaluation loaded (weights in the page cache aside) o
   process touched count as resident when it is), the file's size (every part of a split file) and llama.cpp's
   `model_size` (llama_model_size: its tensors' bytes, the figure llama-bench prints; a device report without a
   sha256 is matched to the file by it, leaderboard/devices/board_files.py).
-- the CPU's model and flags, the thread count, the CPUs this process may use and the 1-minute load average
-  before and after (a busy machine slows llama.cpp's threads many-fold), llama.cpp's build and system info.
+- the CPU's model and flags, the thread count, the CPUs this process may use, the cores other processes kept busy
+  while it measured (`other_cores`: the machine's busy CPU time from /proc/stat less this process's own, over the
+  measurement's wall time; a busy machine slows llama.cpp's threads many-fold) and the 1-minute load average before
+  and after, llama.cpp's build and system info.
 - energy only from RAPL counters (/sys/class/powercap/intel-rapl:*/energy_uj) where readable; otherwise
   `energy` is null and `energy_why` says why. Nothing is estimated.
 
 A profile can be noise: on a busy 2-core machine the demo's tiny file published tg 230.8 ± 321.5 tokens/s where
 llama-bench said 9,455 minutes later. measure_reliable_profile re-measures one whose figures vary by more than
-`max_cv` (coefficient of variation, sd / mean, of pp, tg or TTFT over its repeats) or that ran at a load average
-above the CPUs it could use, up to `retries` times; what it keeps says in `reliability` whether it can be trusted
+`max_cv` (coefficient of variation, sd / mean, of pp, tg or TTFT over its repeats) or while other processes kept
+busy more cores than its threads left free (the load average lags by a minute and counts the profile's own threads
+and the evaluation just before it: it judges only profiles measured before `other_cores` was), up to `retries` times; what it keeps says in `reliability` whether it can be trusted
 and why not (the board keeps an unreliable one off its speed frontier).
 
 Every figure is a server CPU's: LABEL says so wherever the profile appears.
@@ -32,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import re
 import statistics
@@ -43,9 +45,11 @@ from pathlib import Path
 from typing import Any
 
 from .backends.gguf_file import SPLIT_NAME
+from .cpu_state import cpu_info, cpus_available, load_average, machine_busy_seconds, other_cores
 
 DEFAULT_THREADS = 4  # a phone-class core count; a setting (ONDEVICE_PROFILE_THREADS, --threads)
 MAX_CV, RETRIES = 0.10, 2  # settings: ONDEVICE_PROFILE_MAX_CV, ONDEVICE_PROFILE_RETRIES
+OTHER_CORES_MARGIN = 0.5  # cores other processes may keep busy beyond those the profile's threads leave free
 PP_TOKENS, TG_TOKENS, REPEATS = 512, 128, 5  # llama-bench's defaults: pp512, tg128, -r 5
 N_BATCH, N_UBATCH = 2048, 512  # llama-bench's defaults
 PROMPT_FILE = Path(__file__).with_name("ondevice_prompt.txt")
@@ -109,8 +113,14 @@ def noise(profile: dict[str, Any], *, max_cv: float = MAX_CV) -> list[str]:
     use: more runnable threads than cores, so llama.cpp's threads waited for each other at every barrier."""
     reasons = [f"{name} varied {cv:.0%} between repeats (over {max_cv:.0%})"
                for name, cv in variation(profile).items() if cv > max_cv]
+    cpus, others = profile.get("cpus_available"), profile.get("other_cores")
+    if others is not None and cpus:
+        free = max(0, cpus - int(profile.get("threads") or cpus))
+        if others > free + OTHER_CORES_MARGIN:
+            reasons.append(f"other processes kept {others:.1f} cores busy while it measured ({profile.get('threads')} "
+                           f"threads on {cpus} CPUs)")
+        return reasons
     loads = [x for x in profile.get("load_average") or [] if x is not None]
-    cpus = profile.get("cpus_available")
     if loads and cpus and max(loads) > cpus:
         reasons.append(f"load average {max(loads):.1f} on {cpus} CPUs (other processes competed for the cores)")
     return reasons
@@ -176,7 +186,7 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
         raise ProfileError("threads, repeats, pp and tg must each be at least 1")
     llama_cpp = _import_llama_cpp()
     path = check_gguf(str(path))
-    t_start, load_before = time.perf_counter(), _load_average()
+    t_start, load_before = time.perf_counter(), load_average()
     prompt = PROMPT_FILE.read_text(encoding="utf-8")
     try:
         llm = llama_cpp.Llama(model_path=str(path), n_ctx=max(pp + 1, tg + 1, 2048), n_batch=N_BATCH,
@@ -190,18 +200,13 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
         if len(prompt_ids) >= llm.n_ctx():
             raise ProfileError(f"the median prompt is {len(prompt_ids)} tokens, over the file's context")
         energy = _Rapl(Path(rapl_root))
+        busy_before, own_before, wall_before = machine_busy_seconds(), time.process_time(), time.perf_counter()
         bench.prompt(pp)  # llama-bench's warm-up runs
         bench.gen(1)
         pp_runs, pp_joules = _repeat(lambda: bench.prompt(pp), repeats, bench, energy)
         tg_runs, tg_joules = _repeat(lambda: bench.gen(tg), repeats, bench, energy)
-        ttft_runs = []
-        for _ in range(repeats):
-            bench.clear()
-            t0 = time.perf_counter()
-            ids = list(llm.tokenize(prompt.encode("utf-8"), add_bos=True))
-            bench.decode(ids)
-            bench.first_token()
-            ttft_runs.append(time.perf_counter() - t0)
+        ttft_runs = [_time_to_first_token(bench, llm, prompt) for _ in range(repeats)]
+        competing = other_cores(busy_before, own_before, wall_before)
         md = llm.metadata
         out = {
             "label": label(threads),
@@ -222,8 +227,8 @@ def profile_in_process(path: str | Path, *, threads: int, repeats: int, pp: int,
     out["energy"], out["energy_why"] = energy.result(pp_joules, pp * repeats, tg_joules, tg * repeats)
     # Other processes on the CPU make llama.cpp's threads wait for each other at every barrier: with more threads
     # than idle cores the figures fall many-fold (bench/ondevice_bench.py). The card says how busy the machine was.
-    out.update(cpu=cpu_info(), load_average=[load_before, _load_average()], cpus_available=_cpus_available(),
-               llama_cpp=llama_cpp_build(), pid=os.getpid(), seconds=time.perf_counter() - t_start,
+    out.update(cpu=cpu_info(), load_average=[load_before, load_average()], cpus_available=cpus_available(),
+               other_cores=competing, llama_cpp=llama_cpp_build(), pid=os.getpid(), seconds=time.perf_counter() - t_start,
                system_info=llama_cpp.llama_print_system_info().decode(errors="replace").strip())
     return out
 
@@ -266,6 +271,15 @@ class _Bench:
 
         logits = self.lib.llama_get_logits_ith(self.ctx, -1)
         return int(np.ctypeslib.as_array(logits, shape=(self.n_vocab,)).argmax())
+
+
+def _time_to_first_token(bench: _Bench, llm, prompt: str) -> float:
+    """Seconds from the prompt's text to its first token, from an empty context: tokenize, prefill, pick."""
+    bench.clear()
+    t0 = time.perf_counter()
+    bench.decode(list(llm.tokenize(prompt.encode("utf-8"), add_bos=True)))
+    bench.first_token()
+    return time.perf_counter() - t0
 
 
 def _repeat(work, repeats: int, bench: _Bench, energy: "_Rapl") -> tuple[list[float], float | None]:
@@ -312,35 +326,6 @@ def _peak_rss() -> int:
     import resource
 
     return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024  # Linux reports KiB
-
-
-def _load_average() -> float | None:
-    try:
-        return round(os.getloadavg()[0], 2)
-    except OSError:
-        return None
-
-
-def _cpus_available() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
-
-
-def cpu_info(cpuinfo: str | Path = "/proc/cpuinfo") -> dict[str, Any]:
-    """The CPU's model and feature flags as the kernel reports them (x86 `model name`/`flags`, Arm `Features`)."""
-    fields: dict[str, str] = {}
-    try:
-        for line in Path(cpuinfo).read_text(errors="replace").splitlines():
-            key, sep, value = line.partition(":")
-            if sep and key.strip() not in fields:
-                fields[key.strip()] = value.strip()
-    except OSError:
-        pass
-    model = fields.get("model name") or fields.get("Hardware") or fields.get("CPU part") or platform.processor()
-    flags = (fields.get("flags") or fields.get("Features") or "").split()
-    return {"model": model or "unknown", "flags": flags, "machine": platform.machine(), "logical_cpus": os.cpu_count()}
 
 
 class _Rapl:

@@ -76,8 +76,11 @@ def test_the_cli_prints_the_profile_and_the_label(gguf_files):
                            "--repeats", "2", "--pp", "32", "--tg", "8"], capture_output=True, text=True, check=True)
     text, line = proc.stdout.rsplit("\n}\n", 1)
     profile = json.loads(text + "\n}")
-    assert profile["threads"] == 1 and profile["pp"]["tokens"] == 32
-    assert "pp32 " in line and line.strip().endswith("measured on a server CPU with 1 threads: a proxy, not a phone")
+    assert profile["threads"] == 1 and profile["pp"]["tokens"] == 32 and profile["other_cores"] >= 0
+    # A busy machine may make it noisy: then the line says so after the label (tests/evaluator/test_noisy_profiles.py)
+    label, _, verdict = line.strip().partition("; UNRELIABLE")
+    assert "pp32 " in line and label.endswith("measured on a server CPU with 1 threads: a proxy, not a phone")
+    assert not verdict or verdict.startswith(" after 1 attempt(s): "), verdict
 
 
 def test_a_split_files_size_is_every_parts(tmp_path):
