@@ -248,6 +248,11 @@ PY
   local main_db=${DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/leaderboard} started
   local report=(--durations=15 --durations-min=1)
   started=$(date +%s)
+  # Files the session fixtures build (the demo models, tiny models, GGUF files) are shared by every phase whose
+  # environment builds them alike (tests/support/shared_build.py), so they are built once per run.
+  TEST_SHARED_DIR=$(mktemp -d)
+  export TEST_SHARED_DIR
+  trap 'rm -rf "$TEST_SHARED_DIR"' EXIT
   if [ "$fast" = 1 ]; then
     # No PostgreSQL, Celery worker, browser, engine environment or slow test (the cache is still Redis).
     set +e

@@ -30,6 +30,7 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if item.get_closest_marker("django_db") is not None or DATABASE_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.postgres)
+        _serialize_transactional(item)
 
     for marker, (module, reason) in ENGINE_MARKERS.items():
         if importlib.util.find_spec(module) is not None:
@@ -38,6 +39,18 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if item.get_closest_marker(marker) is not None:  # not `in keywords`: a parameter id can be "llamacpp"
                 item.add_marker(skip)
+
+
+def _serialize_transactional(item):
+    """Every transactional test restores the migrated data (content types, permissions) as serialized_rollback does.
+    A transactional test without it ends with a flush that re-creates them under new keys, and the next serialized
+    test on that process then fails to load its copy (duplicate content type): an order a process of pytest-xdist
+    can draw at any time."""
+    marker = item.get_closest_marker("django_db")
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or "transactional_db" in item.fixturenames
+    if transactional and not (marker and marker.kwargs.get("serialized_rollback")):
+        kwargs = {**(marker.kwargs if marker else {}), "transaction": True, "serialized_rollback": True}
+        item.add_marker(pytest.mark.django_db(**kwargs), append=False)
 
 
 @pytest.fixture
