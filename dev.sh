@@ -169,8 +169,8 @@ ondevice_demo() {
   # spinning threads wait on each other (a 2-core machine measured 20x slower generation at 4 threads than at 2).
   threads=$(nproc); [ "$threads" -gt 4 ] && threads=4
   echo "On-device variants of the demo models (Q8_0 and Q4_K_M on llama.cpp) and a real model's file (Gemma 3 270M" \
-    "Q4_K_M) are on their way: the llama.cpp environment and llama-bench are being built (about 10 minutes on 2" \
-    "cores); they appear on the board when it is done." > "$status"
+    "Q4_K_M) are on their way: the llama.cpp environment is being set up (llama.cpp is compiled once per machine:" \
+    "about 5 minutes on 2 idle cores the first time); they appear on the board when it is done." > "$status"
   if ! (setup_llamacpp) > "$log" 2>&1; then
     echo "The llama.cpp environment could not be built, so the demo has no on-device variants: see" \
       "$log." > "$status"
