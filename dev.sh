@@ -103,9 +103,15 @@ setup_llamacpp() {
 # `llamacpp` tests run it) and the converter's files, in "$LLAMACPP_BUILD_CACHE/llama.cpp-<pin and flags>" (echoed).
 # The commit the sources carry is recorded (ggml_commit(), run cards). About 5 minutes on 2 idle cores, once.
 llamacpp_build() {
-  local pin=$1 key dest src build
+  local pin=$1 key dest src build lock
   key=$(printf '%s\n%s\n' "$pin" "$LLAMACPP_CMAKE_FLAGS" | sha256sum | cut -c1-16)
   dest="$LLAMACPP_BUILD_CACHE/llama.cpp-$pin-$key"
+  if [ -f "$dest/.complete" ]; then echo "$dest"; return 0; fi
+  # One build at a time (serve's background setup and a test run may ask together); the lock goes with this
+  # subshell ($(llamacpp_build ...)).
+  mkdir -p "$LLAMACPP_BUILD_CACHE"
+  exec {lock}> "$LLAMACPP_BUILD_CACHE/.llama.cpp-$pin-$key.lock"
+  flock "$lock"
   if [ -f "$dest/.complete" ]; then echo "$dest"; return 0; fi
   echo "==> compiling llama.cpp (llama-cpp-python $pin's sources) into $dest: libraries and llama-bench, once" \
     "(about 5 minutes on 2 idle cores)" >&2
