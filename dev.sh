@@ -235,6 +235,7 @@ ondevice_demo_report() {
 # Each phase has its own PostgreSQL database (one per process: pytest-django adds _gwN) and Redis databases
 # (TEST_REDIS_BASE; tests/support/parallel.py). --fast: the inner loop (see usage).
 TEST_WORKERS=${TEST_WORKERS:-3}
+TEST_DIST=${TEST_DIST:-load}  # pytest-xdist's scheduling of the main phase (load, worksteal, loadfile, ...)
 # pytest-timeout's limit is a guard against hangs, not a speed check: room for twice the load it was measured at.
 ENGINE_TEST_TIMEOUT=${ENGINE_TEST_TIMEOUT:-1800}
 
@@ -272,7 +273,12 @@ PY
   setup_vllm
   setup_llamacpp
   echo "==> environments ready after $(( $(date +%s) - started )) s"
-  local args=("$@") engine_log
+  # Redis databases: the main phase's processes take 3 each from 0, the engine phases (one after the other) the next 3.
+  local args=("$@") engine_log engine_base=$(( 3 * TEST_WORKERS ))
+  if [ "$engine_base" -gt 13 ]; then
+    echo "TEST_WORKERS=$TEST_WORKERS needs Redis databases past 15 (3 a process, 3 for the engine phases): at most 4" >&2
+    exit 2
+  fi
   engine_log=$(mktemp)
   set +e
   (
@@ -285,9 +291,9 @@ PY
       return $rc
     }
     echo "==> tests on the real vLLM engine (CPU build, $VLLM_VENV), run alongside the main phase"
-    phase vllm "$VLLM_VENV" vllm 9 leaderboard_vllm; vllm_rc=$?
+    phase vllm "$VLLM_VENV" vllm "$engine_base" leaderboard_vllm; vllm_rc=$?
     echo "==> tests on llama.cpp (llama-cpp-python, $LLAMACPP_VENV), run alongside the main phase"
-    phase llamacpp "$LLAMACPP_VENV" llamacpp 12 leaderboard_llamacpp; llamacpp_rc=$?
+    phase llamacpp "$LLAMACPP_VENV" llamacpp "$engine_base" leaderboard_llamacpp; llamacpp_rc=$?
     [ "$vllm_rc" -eq 5 ] && [ "$llamacpp_rc" -eq 5 ] && exit 5  # the arguments selected none of theirs
     [ "$vllm_rc" -eq 5 ] && vllm_rc=0
     [ "$llamacpp_rc" -eq 5 ] && llamacpp_rc=0
@@ -296,7 +302,7 @@ PY
   local engine_pid=$! t0 rc serial_rc engine_rc
   t0=$(date +%s)
   echo "==> phase main on $TEST_WORKERS processes"
-  DATABASE_URL="$main_db" TEST_REDIS_BASE=0 "$VENV/bin/python" -m pytest -n "$TEST_WORKERS" \
+  DATABASE_URL="$main_db" TEST_REDIS_BASE=0 "$VENV/bin/python" -m pytest -n "$TEST_WORKERS" --dist "$TEST_DIST" \
     -m "not vllm and not llamacpp and not serial" "${report[@]}" "${args[@]}"
   rc=$?
   echo "==> phase main: $(( $(date +%s) - t0 )) s wall (rc $rc)"

@@ -26,7 +26,7 @@ def _main_expressions():
 
 def _engine_phases():
     """(phase name, environment, marker) of the engine phases."""
-    return re.findall(r'^\s*phase (\w+) "\$(\w+)" (\w+) \d+ \w+;', DEV_SH, flags=re.M)
+    return re.findall(r'^\s*phase (\w+) "\$(\w+)" (\w+) "\$engine_base" \w+;', DEV_SH, flags=re.M)
 
 
 def _matches(expression, markers):
@@ -67,14 +67,12 @@ def test_the_phases_report_their_times_and_slowest_tests():
 
 
 def test_the_main_phase_runs_on_several_processes_with_their_own_redis():
-    assert re.search(r'pytest -n "\$TEST_WORKERS"', DEV_SH)
-    bases = [int(b) for b in re.findall(r"TEST_REDIS_BASE=(\d+)", DEV_SH)]
-    engine_bases = [int(b) for b in re.findall(r"^\s*phase \w+ \S+ \w+ (\d+)", DEV_SH, flags=re.M)]
-    workers = int(re.search(r"TEST_WORKERS=\$\{TEST_WORKERS:-(\d+)\}", DEV_SH).group(1))
-    main_blocks = set(range(0, 3 * workers))  # tests/support/parallel.py: three databases a process
-    for base in engine_bases:
-        assert not main_blocks & set(range(base, base + 3)) and base + 2 <= 15, base
-    assert set(bases) == {0}
+    """tests/support/parallel.py gives each process three Redis databases from TEST_REDIS_BASE: the main phase's from
+    0, the engine phases' (one after the other) from 3 x TEST_WORKERS, refused where that passes database 15."""
+    assert re.search(r'pytest -n "\$TEST_WORKERS" --dist "\$TEST_DIST"', DEV_SH)
+    assert set(re.findall(r"TEST_REDIS_BASE=(\S+)", DEV_SH)) == {"0", "$4"}  # main and serial; the phase's own
+    assert "engine_base=$(( 3 * TEST_WORKERS ))" in DEV_SH and '[ "$engine_base" -gt 13 ]' in DEV_SH
+    assert int(re.search(r"TEST_WORKERS=\$\{TEST_WORKERS:-(\d+)\}", DEV_SH).group(1)) * 3 <= 13
 
 
 def test_dev_sh_passes_shellcheck():

@@ -9,7 +9,8 @@ Redis has 16 databases. A process takes three consecutive ones from TEST_REDIS_B
 on: a spare broker for tests that need one nobody else consumes (tests/core/test_worker.py, tests/mrscore/
 test_tasks.py), its cache and its broker. The base is 13 for a plain `pytest` (cache 14 and broker 15, as before) and 0
 under pytest-xdist.
-./dev.sh test hands each phase a base of its own (docs/development.md).
+./dev.sh test hands the main phase base 0 and the engine phases, which run one after the other, the next block
+(docs/development.md).
 """
 import os
 
