@@ -107,8 +107,20 @@ def demo_models_built(demo_loaded, demo_models_folder):
     return once(demo_models_folder.parent, "demo-models", lambda: demo_models_build(out_dir=demo_models_folder))
 
 
-@pytest.fixture
-def demo_loaded(db):
+@pytest.fixture(scope="session")
+def _demo_snapshot(django_db_setup, django_db_blocker):
+    """The rows the demo import adds, captured once per test process (tests/support/demo_snapshot.py)."""
     from leaderboard.benchmarks.demo import demo_import
+    from tests.support.demo_snapshot import capture
 
-    return demo_import()
+    with django_db_blocker.unblock():
+        return capture(demo_import)
+
+
+@pytest.fixture
+def demo_loaded(db, _demo_snapshot):
+    """The demo bank imported (demo_import's results), in this test's own database: the captured rows inserted."""
+    from leaderboard.benchmarks.demo import demo_import
+    from tests.support.demo_snapshot import restore
+
+    return restore(_demo_snapshot, demo_import)
