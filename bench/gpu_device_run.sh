@@ -64,8 +64,8 @@ export PYTHONUNBUFFERED=1
 W=$GPU/work
 mkdir -p "$W"
 GPU_BENCH_S=${GPU_BENCH_S:-270}     # gpu_bench's own --time-limit is GPU_BENCH_S - 60 (its model build, report)
-LLAMA_BENCH_S=${LLAMA_BENCH_S:-170}
-BUILD_WAIT_S=${BUILD_WAIT_S:-400}   # from the start of the run
+LLAMA_BENCH_S=${LLAMA_BENCH_S:-160}
+BUILD_WAIT_S=${BUILD_WAIT_S:-380}   # from the start of the run (all stages end by ~560 s: timeout_s 590)
 RS_SHAPE=${RS_SHAPE:-llama-3.2-1b}  # bench/real_shape_gguf.py's --shape (tiny: a dry run of the steps)
 JOBS=$(nproc)
 

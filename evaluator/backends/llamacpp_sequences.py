@@ -4,7 +4,7 @@ reading each prompt's last-position logits. A GPU is then busy with thousands of
 prompt.
 
 How many (`sequences`): None, the default, 1 everywhere, the GPU worker's included, until batching has been timed and
-checked on a GPU (none has run it yet); a count, that many; "auto", on CUDA as many as GPU_MEMORY_SHARE of the GPU
+checked on a GPU (none has run it yet: bench/gpu_device_run.sh does both on a lent GPU machine); a count, that many; "auto", on CUDA as many as GPU_MEMORY_SHARE of the GPU
 memory free after loading holds (KV and logits per sequence, at most MAX_SEQUENCES), 1 on the CPU.
 
 On an f32 file the letter probabilities equal one prompt at a time's within 1e-4. On a quantized file they need not:
