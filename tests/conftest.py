@@ -1,6 +1,14 @@
+import os
+
 import pytest
 
 from tests.support.db import db_snapshot
+
+# vLLM's CPU build compiles each model's graph with inductor (C++ code generation: minutes of both cores per model shape
+# on a machine whose compile cache is empty, as CI's always is). VLLM_CPU_CI_ENV is vLLM's own switch for its CPU CI:
+# the same graph through dynamo with the eager backend. Only vLLM's CPU platform reads it (a GPU worker compiles as
+# deployed); the test's workers and engine processes inherit it.
+os.environ.setdefault("VLLM_CPU_CI_ENV", "1")
 
 pytest_plugins = [  # shared fixtures
     "tests.support.model_fixtures", "tests.support.fake_hub", "tests.support.gguf_fixtures",
@@ -31,6 +39,10 @@ def pytest_collection_modifyitems(config, items):
         if item.get_closest_marker("django_db") is not None or DATABASE_FIXTURES & set(item.fixturenames):
             item.add_marker(pytest.mark.postgres)
         _serialize_transactional(item)
+
+    # The long tests first: pytest-xdist hands tests out in this order, so the long ones start early and the short ones
+    # fill in around them, rather than one starting last and running on alone (the sort is stable).
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
     for marker, (module, reason) in ENGINE_MARKERS.items():
         if importlib.util.find_spec(module) is not None:
