@@ -1,6 +1,5 @@
 """Submitting in a real browser: the server's refusal shows inline, and the status page's progress bar moves
 while a real Celery worker evaluates the demo model from the fake hub."""
-import time
 
 import pytest
 
@@ -8,6 +7,7 @@ from leaderboard.evaluations.models import TERMINAL_STATUSES, EvaluationRun
 from leaderboard.hub.ids import HubIdError, validate_hub_id
 from leaderboard.submissions.models import Submission
 from tests.browser.harness import DESKTOP, needs_chromium, new_page, session_cookie_for
+from tests.support.busy import Deadline
 from tests.support.lifecycle import start_worker
 
 pytestmark = [pytest.mark.browser, needs_chromium, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
@@ -70,8 +70,8 @@ def test_status_page_progress_bar_advances_during_a_real_run(signed_in_page, dem
     assert "1" in page.inner_text("#queue-position"), "a lone queued submission is first in the queue"
     seen = []  # (value, max) of the validation run's bar, as the page showed it
     with start_worker(**FAST) as worker:
-        deadline = time.monotonic() + 240
-        while time.monotonic() < deadline:
+        deadline = Deadline(240)
+        while not deadline.passed():
             bars = _bars(page)
             if bars and bar in bars and (not seen or seen[-1] != bars[bar]):
                 seen.append(bars[bar])

@@ -4,6 +4,7 @@ import time
 
 from django.db import connection
 
+from tests.support.busy import Deadline
 from tests.support.worker import WorkerProcess
 
 # The test settings' broker: CELERY_BROKER_URL when set (parallel test runs each take their own Redis db).
@@ -37,11 +38,16 @@ def flush_broker():
 
 
 def wait_until(predicate, timeout=120, interval=0.2, message="condition"):
-    """Poll until predicate() is truthy. `message` may be a callable (e.g. reading a worker's log at failure)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    """Poll until predicate() is truthy, for `timeout` seconds of an unloaded machine (tests/support/busy.py: longer
+    while the cores are oversubscribed). `message` may be a callable (e.g. reading a worker's log at failure)."""
+    deadline = Deadline(timeout)
+    while True:
         value = predicate()
         if value:
             return value
+        if deadline.passed():
+            break
         time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout}s waiting for {message() if callable(message) else message}")
+    waited = time.monotonic() - deadline.started
+    raise AssertionError(f"timed out after {waited:.0f}s ({timeout}s unloaded) waiting for "
+                         f"{message() if callable(message) else message}")

@@ -7,6 +7,8 @@ import threading
 import time
 from pathlib import Path
 
+from tests.support.busy import Deadline
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -35,8 +37,9 @@ class WorkerProcess:
         return "".join(self.lines)
 
     def wait_for(self, text, timeout=60):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        """Whether `text` shows in the log within `timeout` seconds of an unloaded machine (tests/support/busy.py)."""
+        deadline = Deadline(timeout)
+        while not deadline.passed():
             if text in self.log:
                 return True
             if self.proc.poll() is not None:
