@@ -40,9 +40,12 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.postgres)
         _serialize_transactional(item)
 
-    # The long tests first: pytest-xdist hands tests out in this order, so the long ones start early and the short ones
-    # fill in around them, rather than one starting last and running on alone (the sort is stable).
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    # The long tests (slow, in a browser) first within each of pytest-django's groups: pytest-xdist hands tests out in
+    # this order, so the long ones start early and the short ones fill in around them, rather than one starting last
+    # and running on alone. The groups stay in pytest-django's order (transactional tests after the others): a
+    # transactional test ends with a flush that empties the migrated data, so a test after it in the same process
+    # would find no benchmark (the sort is stable).
+    items.sort(key=lambda item: (_django_group(item), not _long(item)))
 
     for marker, (module, reason) in ENGINE_MARKERS.items():
         if importlib.util.find_spec(module) is not None:
@@ -51,6 +54,26 @@ def pytest_collection_modifyitems(config, items):
         for item in items:
             if item.get_closest_marker(marker) is not None:  # not `in keywords`: a parameter id can be "llamacpp"
                 item.add_marker(skip)
+
+
+def _long(item) -> bool:
+    return bool(item.get_closest_marker("slow") or item.get_closest_marker("browser"))
+
+
+def _django_group(item) -> int:
+    """pytest-django's order of a test (its pytest_collection_modifyitems): database tests 0, transactional ones 1,
+    the rest 2."""
+    from django.test import TestCase, TransactionTestCase
+
+    cls = getattr(item, "cls", None)
+    if cls and issubclass(cls, TransactionTestCase):
+        return 0 if issubclass(cls, TestCase) else 1
+    marker = item.get_closest_marker("django_db")
+    kwargs = marker.kwargs if marker else {}
+    fixtures = set(getattr(item, "fixturenames", ()))
+    if kwargs.get("transaction") or kwargs.get("reset_sequences") or {"transactional_db", "live_server"} & fixtures:
+        return 1
+    return 0 if marker is not None or "db" in fixtures else 2
 
 
 def _serialize_transactional(item):
