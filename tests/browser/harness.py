@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.busy import stretch
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH") or shutil.which("chromium") or shutil.which("chromium-browser")
 needs_chromium = pytest.mark.skipif(
     not CHROMIUM, reason="no chromium binary on PATH: install Debian's chromium (apt-get install chromium; "
@@ -104,7 +106,9 @@ def new_page(browser, base_url, width, *, session_cookie=None):
     if session_cookie:
         context.add_cookies([{"name": "sessionid", "value": session_cookie, "url": base_url}])
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    # 10 s on a quiet machine, stretched by the load as the suite's other waits are (a page load timed out at 10 s in
+    # a full run at load average 6 on 2 cores).
+    page.set_default_timeout(10_000 * stretch())
     return page, Problems().attach(page)
 
 
