@@ -19,9 +19,9 @@ def _tables() -> list[tuple[str, str]]:
 
 
 def db_snapshot() -> dict[str, tuple[int, str]]:
-    quote = connection.ops.quote_name
+    quote, tables = connection.ops.quote_name, _tables()
     parts = [f"SELECT %s, count(*), md5(coalesce(string_agg(t::text, '|' ORDER BY t.{quote(pk)}), '')) "
-             f"FROM {quote(table)} AS t" for table, pk in _tables()]
+             f"FROM {quote(table)} AS t" for table, pk in tables]
     with connection.cursor() as cursor:
-        cursor.execute(" UNION ALL ".join(parts), [table for table, _ in _tables()])
+        cursor.execute(" UNION ALL ".join(parts), [table for table, _ in tables])
         return {table: (count, digest) for table, count, digest in cursor.fetchall()}
