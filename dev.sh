@@ -236,6 +236,10 @@ ondevice_demo_report() {
 # (TEST_REDIS_BASE; tests/support/parallel.py). --fast: the inner loop (see usage).
 TEST_WORKERS=${TEST_WORKERS:-3}
 TEST_DIST=${TEST_DIST:-load}  # pytest-xdist's scheduling of the main phase (load, worksteal, loadfile, ...)
+# With `load`, tests are handed out one at a time: in larger chunks one process took the transactional group's long
+# tests together and ran on alone for 450 s while the others sat idle. (`worksteal` could break pytest-django's order: a
+# process that steals database tests after running transactional ones finds the migrated data flushed.)
+TEST_SCHED_CHUNK=${TEST_SCHED_CHUNK:-1}
 # pytest-timeout's limit is a guard against hangs, not a speed check: room for twice the load it was measured at.
 ENGINE_TEST_TIMEOUT=${ENGINE_TEST_TIMEOUT:-1800}
 
@@ -258,7 +262,9 @@ PY
   # Files the session fixtures build (the demo models, tiny models, GGUF files) are shared by every phase whose
   # environment builds them alike (tests/support/shared_build.py), so they are built once per run.
   TEST_SHARED_DIR=$(mktemp -d)
-  export TEST_SHARED_DIR
+  # ... and the slowest of them (the demo models, trained) are kept between runs of the same code.
+  TEST_BUILD_CACHE=${TEST_BUILD_CACHE:-$LLAMACPP_BUILD_CACHE/test-builds}
+  export TEST_SHARED_DIR TEST_BUILD_CACHE
   trap 'rm -rf "$TEST_SHARED_DIR"' EXIT
   if [ "$fast" = 1 ]; then
     # No PostgreSQL, Celery worker, browser, engine environment or slow test (the cache is still Redis).
@@ -303,7 +309,7 @@ PY
   t0=$(date +%s)
   echo "==> phase main on $TEST_WORKERS processes"
   DATABASE_URL="$main_db" TEST_REDIS_BASE=0 "$VENV/bin/python" -m pytest -n "$TEST_WORKERS" --dist "$TEST_DIST" \
-    -m "not vllm and not llamacpp and not serial" "${report[@]}" "${args[@]}"
+    --maxschedchunk "$TEST_SCHED_CHUNK" -m "not vllm and not llamacpp and not serial" "${report[@]}" "${args[@]}"
   rc=$?
   echo "==> phase main: $(( $(date +%s) - t0 )) s wall (rc $rc)"
   wait "$engine_pid"

@@ -135,11 +135,13 @@ def demo_models_folder(tmp_path_factory):
 @pytest.fixture
 def demo_models_built(demo_loaded, demo_models_folder):
     """name -> folder of each demo model as load_demo builds them (trained on the demo bank, the same in every test),
-    built by the first test process of the run that asks."""
+    built by the first test process of the run that asks, or copied from a run of the same code (kept)."""
     from leaderboard.demo.seed import demo_models_build
-    from tests.support.shared_build import once
+    from tests.support.shared_build import kept, once
 
-    return once(demo_models_folder.parent, "demo-models", lambda: demo_models_build(out_dir=demo_models_folder))
+    def build():
+        return kept("demo-models", demo_models_folder, lambda: demo_models_build(out_dir=demo_models_folder))
+    return once(demo_models_folder.parent, "demo-models", build)
 
 
 @pytest.fixture(scope="session")

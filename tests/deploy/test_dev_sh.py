@@ -69,7 +69,9 @@ def test_the_phases_report_their_times_and_slowest_tests():
 def test_the_main_phase_runs_on_several_processes_with_their_own_redis():
     """tests/support/parallel.py gives each process three Redis databases from TEST_REDIS_BASE: the main phase's from
     0, the engine phases' (one after the other) from 3 x TEST_WORKERS, refused where that passes database 15."""
-    assert re.search(r'pytest -n "\$TEST_WORKERS" --dist "\$TEST_DIST"', DEV_SH)
+    assert re.search(r'pytest -n "\$TEST_WORKERS" --dist "\$TEST_DIST" \\\n\s*--maxschedchunk "\$TEST_SCHED_CHUNK"', DEV_SH)
+    # One test at a time: in chunks, one process took the long transactional tests together and ran on alone.
+    assert re.search(r"TEST_SCHED_CHUNK=\$\{TEST_SCHED_CHUNK:-1\}", DEV_SH)
     assert set(re.findall(r"TEST_REDIS_BASE=(\S+)", DEV_SH)) == {"0", "$4"}  # main and serial; the phase's own
     assert "engine_base=$(( 3 * TEST_WORKERS ))" in DEV_SH and '[ "$engine_base" -gt 13 ]' in DEV_SH
     assert int(re.search(r"TEST_WORKERS=\$\{TEST_WORKERS:-(\d+)\}", DEV_SH).group(1)) * 3 <= 13

@@ -1,12 +1,18 @@
 """Files a session fixture builds (tiny models, tokenizers, GGUF files, the demo models) are built once per test run,
 for all its test processes (pytest-xdist) and phases (./dev.sh test), in a folder they share: the first process to ask builds under a file
 lock, the others wait and take the same result. Tests only read them; a test that changes one copies it first
-(tmp_path)."""
+(tmp_path).
+
+Slow builds that depend only on the code can also be kept between runs (`kept`): ./dev.sh test points
+TEST_BUILD_CACHE at a folder in the user's cache, and a later run of the same code copies the files back rather than
+building them again."""
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import pickle
+import shutil
 from pathlib import Path
 from typing import Callable, TypeVar
 
@@ -56,3 +62,48 @@ def once(folder: Path, name: str, build: Callable[[], T]) -> T:
         result = build()
         done.write_bytes(pickle.dumps(result))
         return result
+
+
+# The code a kept build depends on: every file under these folders of the repository (not only the build's own module:
+# the demo models are trained on the demo bank, which the benchmarks app generates).
+KEPT_SOURCES = ("evaluator", "leaderboard")
+KEEP_PER_NAME = 3  # builds of other code kept beside the newest, per name
+
+
+def code_hash() -> str:
+    repo = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for top in KEPT_SOURCES:
+        for path in sorted((repo / top).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                name = f"{top}/{path.relative_to(repo / top)}"
+                digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def kept(name: str, folder: Path, build: Callable[[], T]) -> T:
+    """build(), which writes its files into `folder` and skips what is already there: with TEST_BUILD_CACHE set, the
+    files of an earlier run of the same code (code_hash) and BUILD_PACKAGES are copied into `folder` first, and a new
+    build's files are kept for the next run. Without it, build() as it is."""
+    cache = os.environ.get("TEST_BUILD_CACHE")
+    if not cache:
+        return build()
+    root = Path(cache)
+    keep = root / f"{name}-{_build_versions()}-{code_hash()}"
+    if keep.is_dir():
+        shutil.copytree(keep, folder, dirs_exist_ok=True)
+        os.utime(keep)  # used: the newest builds are the ones kept
+        return build()
+    result = build()
+    root.mkdir(parents=True, exist_ok=True)
+    staging = root / f".{keep.name}.{os.getpid()}"
+    shutil.copytree(folder, staging, dirs_exist_ok=True)
+    try:
+        staging.rename(keep)  # whole or not at all; another run may have kept the same build meanwhile
+        os.utime(keep)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+    older = sorted(root.glob(f"{name}-*"), key=lambda path: path.stat().st_mtime, reverse=True)
+    for stale in older[KEEP_PER_NAME + 1:]:
+        shutil.rmtree(stale, ignore_errors=True)
+    return result
