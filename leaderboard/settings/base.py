@@ -277,6 +277,9 @@ RUN_TENSOR_PARALLEL_SIZE = env_int("RUN_TENSOR_PARALLEL_SIZE", 1, minimum=1)
 RUN_VLLM_MEMORY_SHARE = env_float("RUN_VLLM_MEMORY_SHARE", 0.0, minimum=0.0, maximum=1.0)
 # CPU workers sharing a machine: torch's default of one thread per core stalls badly under contention.
 RUN_TORCH_THREADS = env_int("RUN_TORCH_THREADS", 0, minimum=0)  # 0 = torch's default
+# The same for llama.cpp (GGUF runs), whose threads wait for each other at every step: 0 = the backend's default
+# (one per core, at most 4).
+RUN_LLAMACPP_THREADS = env_int("RUN_LLAMACPP_THREADS", 0, minimum=0)
 # A GGUF run's phone-class cost profile (evaluator/ondevice_profile.py), measured after predicting in a fresh
 # CPU-only process: its threads (0: not measured), repeats, llama-bench sizes (pp512, tg128) and time limit.
 ONDEVICE_PROFILE_THREADS = env_int("ONDEVICE_PROFILE_THREADS", 4, minimum=0)

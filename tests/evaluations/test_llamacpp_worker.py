@@ -55,6 +55,7 @@ def test_a_gguf_submission_is_predicted_by_the_deployed_gpu_worker(client, setti
     assert card["file_sha256"] == hashlib.sha256(data).hexdigest()
     assert card["versions"]["llama_cpp_python"] and card["versions"]["llama_cpp_commit"] != "unknown"
     assert card["prefix_reuse"]["used"] and card["n_ctx"] <= 1024  # sized from the demo's short prompts
+    assert card["threads"] == 1  # RUN_LLAMACPP_THREADS, as set for a worker sharing the machine
     published = {r["split"]: r for r in client.get(
         reverse("api-model-detail", args=[f"{REPO}/tiny-Q8_0.gguf"])).json()["runs"]}
     assert published["test"]["results"][0]["accuracy"] is not None

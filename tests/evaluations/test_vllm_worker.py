@@ -22,7 +22,8 @@ from tests.support.lifecycle import BROKER, database_url, flush_broker, start_wo
 from tests.support.worker import REPO, WorkerProcess
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
-FAST = dict(RUN_CHUNK_SIZE=240, RUN_LEASE_SECONDS=4, RUN_RETRY_DELAY_SECONDS=0, RUN_TORCH_THREADS=1)
+FAST = dict(RUN_CHUNK_SIZE=240, RUN_LEASE_SECONDS=4, RUN_RETRY_DELAY_SECONDS=0, RUN_TORCH_THREADS=1,
+            RUN_LLAMACPP_THREADS=1)
 LICENSE = b"---\nlicense: apache-2.0\n---\n# tiny\n"
 
 
