@@ -291,8 +291,8 @@ def _load_gguf(run: EvaluationRun, *, device: str, inputs=None):
         path = gguf_fetch.fetch_gguf(model_ref=run.model_ref, revision=run.model_revision, parts=run.model_files)
     prompts = _sizing_prompts(run, inputs or selectors.run_engine_inputs(run=run))
     return create_backend("llamacpp", str(path), revision=run.model_revision, device=device, seed=run.seed,
-                          threads=settings.RUN_LLAMACPP_THREADS or None, sizing_prompts=prompts, use_chat_template=run.use_chat_template,
-                          max_new_tokens=services.max_new_tokens(run))
+                          threads=settings.RUN_LLAMACPP_THREADS or None, sizing_prompts=prompts,
+                          use_chat_template=run.use_chat_template, max_new_tokens=services.max_new_tokens(run))
 
 
 def ondevice_profiler(run: EvaluationRun, backend):
