@@ -7,6 +7,7 @@ its own database (so each test still has its own copy: its transaction, or a tra
 the sequences moved past them, and the cached responses dropped as after an import. Where the database does not start
 as the captured one did in those tables (the test imported or made something of its own there first), or the rows do
 not fit, the real importer runs instead: the snapshot only ever stands for what the importer would have done.
+The browser tests' site (six models scored through the real path on top of the demo bank) is captured the same way.
 """
 from collections import Counter
 from dataclasses import dataclass
