@@ -28,34 +28,21 @@ def author(db):
     return User.objects.create_user("author", "author@example.com", "pw")
 
 
-@pytest.fixture(scope="session")
-def _site_snapshot(_demo_snapshot, django_db_blocker):
-    """The rows site_seed adds to the demo bank, captured once per test process (tests/support/demo_snapshot.py):
-    scoring six models through the real path took 1.1-1.4 s in each of about 30 browser tests."""
-    from django.db import transaction
-
-    from leaderboard.benchmarks.demo import demo_import
-    from tests.browser.site_data import site_seed
-    from tests.support.demo_snapshot import capture, restore
-
-    with django_db_blocker.unblock(), transaction.atomic():
-        restore(_demo_snapshot, demo_import)
-        snapshot = capture(site_seed)
-        transaction.set_rollback(True)
-    return snapshot
-
-
 @pytest.fixture
-def site(demo_loaded, _site_snapshot, author, hub_model, redis_broker) -> SiteIds:
+def site(demo_loaded, _captured, author, hub_model, redis_broker) -> SiteIds:
     """Demo questions, six scored models, an MRScore job and a queued submission; the ids pages need."""
     from leaderboard.benchmarks.models import Topic
     from leaderboard.results.models import ResultAggregate
     from leaderboard.hub.ids import ModelRef
     from leaderboard.submissions.services import submission_create
     from tests.browser.site_data import MODEL_WITH_EVERYTHING, site_seed
-    from tests.support.demo_snapshot import restore
+    from tests.support.demo_snapshot import capture, restore
 
-    restore(_site_snapshot, site_seed)  # the captured rows, or site_seed itself where they would not fit
+    # The rows site_seed adds, captured once per process (scoring six models through the real path took 1.1-1.4 s in
+    # each of about 30 tests), then inserted; site_seed itself runs where they would not fit.
+    if "site" not in _captured:
+        _captured["site"] = capture(site_seed)
+    restore(_captured["site"], site_seed)
     submission = submission_create(user=author, ref=ModelRef("demo-org/tiny"))
     topic_key = (ResultAggregate.objects.filter(result__hub_id=MODEL_WITH_EVERYTHING, level="topic")
                  .order_by("key").values_list("key", flat=True).first())
