@@ -43,6 +43,9 @@ class BenchmarkVersion(models.Model):
     # must not let anyone check a guessed answer key offline.
     content_hash = models.CharField(max_length=64, blank=True)
     split_hashes = models.JSONField(default=dict, blank=True)
+    # crypto.key_fingerprint of the SEALED_ANSWER_KEYS entry that encrypted this version's sealed answers: the
+    # start-up check (benchmarks/checks.py) names it when the configured keys cannot open them. Never the key.
+    sealed_key_fingerprint = models.CharField(max_length=16, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
