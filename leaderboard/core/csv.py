@@ -9,7 +9,7 @@ line, out of step with its quotes, and starts a cell after any `;` (`Tensor;=cmd
 `Tensor;'=cmd|' /C calc'!A0`). Quoting every text cell would not do it: such a reader takes the quotes for part of the
 text once out of step, and splits inside them. Numbers stay numbers, booleans are true/false and None is empty. Uploads
 refuse such cells instead (`formula_lead`). A nested API object becomes flat columns with `flatten`, never a repr in a
-cell.
+cell, and a list of plain values is one cell joined by ";" (`joined`), whether flattened or handed to the writer as is.
 """
 import csv
 import re
@@ -32,8 +32,15 @@ def escape_cell(value):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
         return value
+    if isinstance(value, (list, tuple)):  # a row that was not flattened: the same cell as flatten's
+        value = joined(value)
     text = _AFTER_SEPARATOR.sub(r"\1'", str(value))
     return "'" + text if formula_lead(text) else text
+
+
+def joined(values) -> str:
+    """A list as one cell: its values joined by ";" (None empty), never Python's repr of the list."""
+    return ";".join("" if v is None else str(v) for v in values)
 
 
 def flatten(value: Mapping, prefix: str = "") -> dict:
@@ -46,7 +53,7 @@ def flatten(value: Mapping, prefix: str = "") -> dict:
             row.update(flatten(item, f"{name}_"))
         elif isinstance(item, (list, tuple)):
             if not any(isinstance(v, (Mapping, list, tuple)) for v in item):
-                row[name] = ";".join("" if v is None else str(v) for v in item)
+                row[name] = joined(item)
         else:
             row[name] = item
     return row

@@ -97,7 +97,7 @@ class DeviceSpeedsApi(BaseApi):
     def get(self, request):
         rows = selectors.speed_rows(selectors.filtered_reports(**self.query()))
         if self.wants_csv():
-            return streaming_csv(SPEED_COLUMNS, [{**r, "build_medians": build_medians_text(r["build_medians"])}
+            return streaming_csv(SPEED_COLUMNS, [flatten({**r, "build_medians": build_medians_text(r["build_medians"])})
                                                  for r in rows], "device-speeds.csv")
         return self.page_response(rows, SpeedRowSerializer)
 
@@ -117,5 +117,5 @@ class DeviceBoardApi(BaseApi):
         q = self.query()
         board = device_board.board(**q)
         if self.wants_csv():
-            return streaming_csv(device_board.COLUMNS, board.rows, "device-board.csv")
+            return streaming_csv(device_board.COLUMNS, map(flatten, board.rows), "device-board.csv")
         return self.page_response(board.rows, DeviceBoardRowSerializer)
