@@ -60,6 +60,11 @@ class DeviceReport(models.Model):
     tg_sd = models.FloatField(null=True, blank=True)
     tg_tokens = models.PositiveIntegerField(null=True, blank=True)
     tg_threads = models.PositiveIntegerField(null=True, blank=True)
+    # what pages need of the tests, derived once at intake (phone_figures.report_figures): no page reads samples_ts
+    prompt_rates = models.JSONField(default=dict, blank=True, help_text="tokens/s of the fastest prompt test of each "
+                                    "length, {n_prompt: avg_ts}: the measured time to first token")
+    tg_sustained_drop = models.FloatField(null=True, blank=True, help_text="1 - last / first repetition of the "
+                                          "generation figure's test (at least 5 repetitions), else empty")
     measured_at = models.DateTimeField(help_text="the first test's test_time")
     status = models.CharField(max_length=10, choices=ReportStatus.choices, default=ReportStatus.COUNTED)
     hidden = models.BooleanField(default=False)
