@@ -73,6 +73,37 @@ def sealed_hash_keys() -> list[bytes]:
             for key in keys]
 
 
+FINGERPRINT_LABEL = b"mobile-mmlu-leaderboard sealed key fingerprint v1"
+
+
+def key_fingerprint(key: str) -> str:
+    """A short public name for one SEALED_ANSWER_KEYS entry: 16 hex digits of an HMAC keyed with it. Recorded on
+    each version whose sealed answers it encrypted, so a start-up with the wrong keys can say which key it needs
+    (checks.py); it reveals nothing of the key."""
+    raw = base64.urlsafe_b64decode(key.encode())
+    return hmac.new(raw, FINGERPRINT_LABEL, hashlib.sha256).hexdigest()[:16]
+
+
+def current_key_fingerprint() -> str:
+    """The fingerprint of the key new sealed answers are encrypted with (the first)."""
+    keys = tuple(settings.SEALED_ANSWER_KEYS)
+    _cipher(keys)  # the same checks and messages: unset, reusing SECRET_KEY, malformed
+    return key_fingerprint(keys[0])
+
+
+def opening_key_fingerprint(token: bytes) -> str | None:
+    """The fingerprint of the configured key that opens ``token``, or None if none of them does."""
+    keys = tuple(settings.SEALED_ANSWER_KEYS)
+    _cipher(keys)
+    for key in keys:
+        try:
+            Fernet(key.encode()).decrypt(bytes(token))
+        except InvalidToken:
+            continue
+        return key_fingerprint(key)
+    return None
+
+
 def load_or_create_key_file(path: Path) -> str:
     """Local development only: a generated key kept next to the SQLite database."""
     path = Path(path)

@@ -14,7 +14,7 @@ from leaderboard.core.errors import DomainError
 from . import selectors
 from .content_hashes import (BULK_BATCH, split_content_hash, split_hash_match, stored_questions,
                              version_content_hash)
-from .crypto import encrypt_answer
+from .crypto import current_key_fingerprint, encrypt_answer
 from .importers.errors import BenchmarkImportError, ImportProblem, ProblemCollector
 from .importers.hub import download_hub_dataset
 from .importers.readers import read_answer_key, read_folder, read_table_file
@@ -218,7 +218,8 @@ def _store_split(benchmark, split, clean, revision, progress) -> ImportResult:
     elif selectors.version_has_runs(version=current):
         version = BenchmarkVersion.objects.create(benchmark=benchmark, number=current.number + 1,
                                                   split_hashes={k: v for k, v in current.split_hashes.items() if k != split},
-                                                  source_revision=current.source_revision)
+                                                  source_revision=current.source_revision,
+                                                  sealed_key_fingerprint="" if sealed else current.sealed_key_fingerprint)
         _copy_other_splits(current, version, split)
         outcome = "new-version"
     else:
@@ -231,7 +232,9 @@ def _store_split(benchmark, split, clean, revision, progress) -> ImportResult:
     version.content_hash = version_content_hash(version.split_hashes)
     if revision:
         version.source_revision = revision
-    version.save(update_fields=["split_hashes", "content_hash", "source_revision"])
+    if sealed:  # the sealed answers were encrypted with the first key just now (_question_rows)
+        version.sealed_key_fingerprint = current_key_fingerprint()
+    version.save(update_fields=["split_hashes", "content_hash", "source_revision", "sealed_key_fingerprint"])
 
     explain = {
         "created": "created version 1",
