@@ -76,6 +76,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "frontend.site_status.site_status",
+                "frontend.seo.canonical",
             ],
         },
     },
