@@ -34,6 +34,9 @@ case "$kind" in
     exit "$status"
     ;;
   default)
+    # The system checks first: this worker scores with SEALED_ANSWER_KEYS, and keys that cannot open the
+    # database's sealed answers stop it here, named, rather than failing every scoring task later.
+    python manage.py check
     exec celery -A leaderboard worker -Q default -c "${WORKER_CONCURRENCY:-2}" --loglevel "$loglevel" \
       -n "default@%h"
     ;;

@@ -94,7 +94,8 @@ def test_it_starts_the_gpu_worker_on_the_gpu_queue_one_task_at_a_time(fake_bin):
 
 def test_it_starts_the_default_worker_on_the_default_queue(fake_bin):
     result, calls = fake_bin("start-worker.sh", "default")
-    assert result.returncode == 0 and " worker -Q default " in calls[0]
+    assert result.returncode == 0 and calls[0] == "python manage.py check"  # the sealed keys open the database's
+    assert " worker -Q default " in calls[1]
 
 
 def test_it_handles_an_unknown_worker_kind(fake_bin):
