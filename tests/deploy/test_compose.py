@@ -48,7 +48,8 @@ def test_it_handles_an_invalid_file():
 
 
 def test_it_has_the_services_of_the_design(stacks):
-    assert set(stacks["gpu"]["services"]) == {"postgres", "redis", "cache", "web", "worker", "beat", "gpu-worker"}
+    assert set(stacks["gpu"]["services"]) == {"postgres", "redis", "cache", "web", "worker", "beat", "gpu-worker",
+                                                    "backup"}
     for name, service in stacks["gpu"]["services"].items():
         assert service.get("restart") in ("unless-stopped", "always"), name
 
