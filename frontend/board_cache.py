@@ -2,23 +2,32 @@
 
 An entry belongs to the results cache's generation (bumped by results_changed(): new results,
 admin hides and flags) and to a fingerprint of the board's results (their count and newest row),
-so it is not served after the board changed. A cache outage makes pages slower, never broken.
+so it is never served as current after the board changed. A cache outage makes pages slower, never broken.
 
 Each process also keeps the few entries it used last (keyed the same way, so never stale): a board of
 10,000 models is megabytes of rows, which would otherwise cross from the shared cache on every request.
 `local=True` entries live only there (what is cheap to rebuild from a cached entry, such as one filter
 state's ranks, and too big to send to the shared cache per filter). Entries are shared between requests:
 callers must not modify what they get.
+
+Stale-while-revalidate (see leaderboard/core/cache_generation.py): each kind of data of a board keeps a pointer
+to its last entry. After a published run (same epoch: no hide or flag since), a request that misses is given that
+entry at once and the page says it is updating (the {% board_updating %} tag); the first such request per
+board and kind recomputes it after its response is sent. Data built from a stale entry is never stored as current, and once a
+request has been given stale data it takes on no recompute (its build would capture the stale data).
 """
 import hashlib
 import logging
 import threading
+import time
 from collections import OrderedDict
+from dataclasses import dataclass
+from functools import partial
 
 from django.conf import settings
 from django.core.cache import cache
 
-from leaderboard.core.cache_generation import generation
+from leaderboard.core.cache_generation import generation, in_request, note_stale, revalidate_later, stale_count
 
 from . import selectors
 
@@ -48,15 +57,64 @@ class _Recent:
 _recent = _Recent()
 
 
+POINTER = "frontend:last:"
+
+
+@dataclass(frozen=True)
+class BoardState:
+    text: str  # names the board, the results generation (and epoch) and the fingerprint
+    epoch: str
+
+
 def board_state(*, benchmark, split, shots):
     """A token of the board's current state (results generation and fingerprint), or None when the cache is
     unavailable. One per request is enough: pass it to board_cached as `state`."""
     try:
         fingerprint = selectors.board_fingerprint(benchmark=benchmark, split=split, shots=shots)
-        return f"{benchmark.slug}|{split}|{shots}|{generation()['token']}|{fingerprint}"
+        current = generation()
+        return BoardState(f"{benchmark.slug}|{split}|{shots}|{current['token']}|{fingerprint}", current["epoch"])
     except Exception:
         log.exception("page cache unavailable")
         return None
+
+
+def _key(name, state):
+    return "frontend:" + hashlib.sha256(f"{name}|{state.text}".encode()).hexdigest()
+
+
+def _store(board, key, state, data, local):
+    if not local:
+        try:
+            cache.set(key, data, settings.RESULTS_CACHE_SECONDS)
+            cache.set(POINTER + board, {"key": key, "epoch": state.epoch, "at": time.time()},
+                      settings.RESULTS_CACHE_SECONDS)
+        except Exception:
+            log.exception("could not cache %s", board)
+    _recent.put(key, data)
+
+
+def _stale(board, key, state):
+    """(data, built at) of the board's last entry of this kind when it may be served stale, else None."""
+    try:
+        last = cache.get(POINTER + board)
+        if not last or last["epoch"] != state.epoch or last["key"] == key:
+            return None
+        data = _recent.get(last["key"])
+        data = cache.get(last["key"]) if data is None else data
+    except Exception:
+        log.exception("page cache unavailable")
+        return None
+    return None if data is None else (data, last["at"])
+
+
+def _recompute(name, board, *, benchmark, split, shots, build):
+    """After the response: the entry of the board's state now, unless another process has stored it."""
+    state = board_state(benchmark=benchmark, split=split, shots=shots)
+    if state is None:
+        return
+    key = _key(name, state)
+    if cache.get(key) is None:
+        _store(board, key, state, build(), local=False)
 
 
 def board_cached(name, *, benchmark, split, shots, build, local=False, state=""):
@@ -66,7 +124,7 @@ def board_cached(name, *, benchmark, split, shots, build, local=False, state="")
         state = board_state(benchmark=benchmark, split=split, shots=shots)
     if state is None:
         return build()
-    key = "frontend:" + hashlib.sha256(f"{name}|{state}".encode()).hexdigest()
+    key = _key(name, state)
     data = _recent.get(key)
     if data is not None:
         return data
@@ -76,12 +134,18 @@ def board_cached(name, *, benchmark, split, shots, build, local=False, state="")
         except Exception:
             log.exception("page cache unavailable; building %s uncached", name)
             return build()
-    if data is None:
-        data = build()
-        if not local:
-            try:
-                cache.set(key, data, settings.RESULTS_CACHE_SECONDS)
-            except Exception:
-                log.exception("could not cache %s", name)
-    _recent.put(key, data)
+    if data is not None:
+        _recent.put(key, data)
+        return data
+    board = hashlib.sha256(f"{name}|{benchmark.slug}|{split}|{shots}".encode()).hexdigest()
+    stale = None if local or not in_request() else _stale(board, key, state)
+    if stale is not None:
+        recompute = partial(_recompute, name, board, benchmark=benchmark, split=split, shots=shots, build=build)
+        if stale_count() or revalidate_later("frontend:" + board, recompute):
+            note_stale(stale[1])
+            return stale[0]
+    served_stale = stale_count()
+    data = build()
+    if stale_count() == served_stale:  # nothing stale went into it
+        _store(board, key, state, data, local)
     return data

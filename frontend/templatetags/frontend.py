@@ -7,6 +7,8 @@ from django.utils import timezone
 from django.utils.html import format_html
 from django.utils.timesince import timesince
 
+from leaderboard.core.cache_generation import stale_since
+
 from .. import hub_signin
 from ..glossary import TERMS
 
@@ -71,3 +73,16 @@ def when(value):
 
 def _day(value: date) -> str:
     return f"{value.day} {value:%b %Y}"
+
+
+@register.simple_tag
+def board_updating():
+    """The note on a page given a board's previous data while it is recomputed (a result was just published:
+    frontend/board_cache.py); empty otherwise."""
+    at = stale_since()
+    if at is None:
+        return ""
+    moment = datetime.fromtimestamp(at, tz=timezone.get_fixed_timezone(0))
+    return format_html('<p class="site-status" role="status">Updating: showing the board as of '
+                       '<time datetime="{}">{:%H:%M:%S} UTC</time>; a new result is being added. Reload in a moment '
+                       'for the newest figures.</p>', moment.isoformat(timespec="seconds"), moment)

@@ -10,6 +10,12 @@ derived from the generation, so a conditional request is answered with 304 befor
 Each process also keeps the bodies it served last in memory (RESULTS_CACHE_LOCAL_BYTES), checked
 against the current generation like the shared entries: a hit then costs one small cache read
 instead of moving a multi-megabyte CSV out of Redis on every request.
+
+Stale-while-revalidate: an entry's key does not name its generation, so after a published run the previous
+entry is still there. While it belongs to the current epoch (no hide or flag since: cache_generation.py), a
+request that misses is answered with it at once, marked `X-Board-Updating: 1`, with the ETag and Last-Modified of
+the generation it was built in (never the new one's); the first such request per key recomputes after its
+response is sent, the others just read.
 """
 import functools
 import hashlib
@@ -25,13 +31,14 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
-from leaderboard.core.cache_generation import generation
+from leaderboard.core.cache_generation import generation, note_stale, revalidate_later
 
 log = logging.getLogger(__name__)
 
 ENTRY_PREFIX = "results:response:"
 CACHEABLE_FORMATS = frozenset({"json", "csv"})  # never the browsable API page (it shows the user's session)
 KEPT_HEADERS = ("Content-Disposition",)
+UPDATING_HEADER = "X-Board-Updating"  # on a previous entry served while the current one is recomputed
 
 
 def _timeout():
@@ -56,6 +63,11 @@ class _LocalEntries:
             self.entries.move_to_end(key)
             return entry
 
+    def last(self, key):
+        """The entry of `key` whatever its generation (a candidate to serve stale)."""
+        with self.lock:
+            return self.entries.get(key)
+
     def put(self, key, entry):
         budget = settings.RESULTS_CACHE_LOCAL_BYTES
         with self.lock:
@@ -77,6 +89,10 @@ def _request_key(request, media_type):
     query = urlencode(sorted((k, v) for k, values in request.query_params.lists() for v in values))
     digest = hashlib.sha256(f"{request.path}?{query}|{media_type}".encode()).hexdigest()
     return ENTRY_PREFIX + digest
+
+
+def _etag(token, key):
+    return 'W/"%s"' % hashlib.sha256(f"{token}{key}".encode()).hexdigest()[:32]
 
 
 def _validators(response, *, etag, last_modified):
@@ -117,6 +133,53 @@ def _from_entry(entry):
     return response
 
 
+def _lookup(key, current):
+    """(fresh, stale): the entry of the current generation, else (None, the last entry of the key if it may be
+    served stale: same epoch)."""
+    entry = _local.get(key, current["token"])
+    if entry is not None:
+        return entry, None
+    shared = None
+    try:
+        shared = cache.get(key)
+    except Exception:
+        log.exception("results cache unavailable; serving uncached")
+    if shared is not None and shared.get("generation") == current["token"]:
+        _local.put(key, shared)
+        return shared, None
+    candidates = [e for e in (shared, _local.last(key)) if e is not None and e.get("epoch") == current["epoch"]]
+    return None, max(candidates, key=lambda e: e["at"], default=None)
+
+
+def _conditional(request, response, *, etag, last_modified, ambiguous):
+    """304 (or 412) when the client's copy is this one, else None; `response` gets the validators."""
+    # Compared as one second later when ambiguous: If-Modified-Since of that very second gets a 200.
+    compared = last_modified + 1 if ambiguous else last_modified
+    _validators(response, etag=etag, last_modified=last_modified)
+    conditional = get_conditional_response(request._request, etag=etag, last_modified=compared, response=response)
+    return None if conditional is response else conditional
+
+
+def _fill(get, view, request, args, kwargs, key, current):
+    """Run the view and store its 200 response as the entry of `current` (a stream: once fully sent)."""
+    response = get(view, request, *args, **kwargs)
+    if response.status_code != 200:
+        return response
+    entry = {"generation": current["token"], "epoch": current["epoch"], "at": current["at"],
+             "ambiguous": current.get("ambiguous", True),
+             "headers": {h: response[h] for h in KEPT_HEADERS if h in response}}
+    if isinstance(response, StreamingHttpResponse):
+        entry["content_type"] = response["Content-Type"]
+        response.streaming_content = _tee_into_cache(response.streaming_content, key, entry)
+    else:
+        response = view.finalize_response(request, response, *args, **kwargs)
+        response.render()
+        entry["content_type"] = response["Content-Type"]
+        if len(response.content) <= _max_bytes():
+            _store(key, {**entry, "body": response.content})
+    return response
+
+
 def cached_get(get):
     """Decorate an APIView.get: 200 JSON/CSV responses cached for the current generation, with validators.
 
@@ -135,43 +198,35 @@ def cached_get(get):
         except Exception:
             log.exception("results cache unavailable; serving uncached")
             return get(view, request, *args, **kwargs)
-        etag = 'W/"%s"' % hashlib.sha256(f"{current['token']}{key}".encode()).hexdigest()[:32]
-        last_modified = math.floor(current["at"])
-        # Compared as one second later when ambiguous: If-Modified-Since of that very second gets a 200.
-        compared = last_modified + 1 if current.get("ambiguous", True) else last_modified
-
-        shell = _validators(HttpResponse(), etag=etag, last_modified=last_modified)
-        conditional = get_conditional_response(request._request, etag=etag, last_modified=compared,
-                                               response=shell)
-        if conditional is not shell:  # 304 (or 412 for a failed If-Match)
+        etag, last_modified = _etag(current["token"], key), math.floor(current["at"])
+        conditional = _conditional(request, HttpResponse(), etag=etag, last_modified=last_modified,
+                                   ambiguous=current.get("ambiguous", True))
+        if conditional is not None:  # 304 (or 412 for a failed If-Match)
             return conditional
 
-        entry = _local.get(key, current["token"])
-        if entry is None:
-            try:
-                entry = cache.get(key)
-            except Exception:
-                log.exception("results cache unavailable; serving uncached")
-            if entry is not None and entry.get("generation") == current["token"]:
-                _local.put(key, entry)
-            else:
-                entry = None
+        entry, stale = _lookup(key, current)
         if entry is not None:
             return _validators(_from_entry(entry), etag=etag, last_modified=last_modified)
 
-        response = get(view, request, *args, **kwargs)
+        def recompute():
+            latest = generation()
+            if _lookup(key, latest)[0] is None:  # another process may have done it
+                response = _fill(get, view, request, args, kwargs, key, latest)
+                if response.streaming:
+                    for _ in response.streaming_content:  # the tee stores it once the stream ends
+                        pass
+
+        if stale is not None and revalidate_later(key, recompute):
+            old = {"etag": _etag(stale["generation"], key), "last_modified": math.floor(stale["at"])}
+            response = _from_entry(stale)
+            response = _conditional(request, response, **old, ambiguous=stale["ambiguous"]) or response
+            response[UPDATING_HEADER] = "1"
+            note_stale(stale["at"])
+            return response
+
+        response = _fill(get, view, request, args, kwargs, key, current)
         if response.status_code != 200:
             return response
-        entry = {"generation": current["token"], "headers": {h: response[h] for h in KEPT_HEADERS if h in response}}
-        if isinstance(response, StreamingHttpResponse):
-            entry["content_type"] = response["Content-Type"]
-            response.streaming_content = _tee_into_cache(response.streaming_content, key, entry)
-        else:
-            response = view.finalize_response(request, response, *args, **kwargs)
-            response.render()
-            entry["content_type"] = response["Content-Type"]
-            if len(response.content) <= _max_bytes():
-                _store(key, {**entry, "body": response.content})
         return _validators(response, etag=etag, last_modified=last_modified)
 
     return wrapper

@@ -50,7 +50,9 @@ def _cells(rows, topics):
 def run_results_write(*, run, rows, primary_variant: str) -> RunResult | None:
     """Replace the run's aggregates. A run that did not succeed gets none (and loses any it had)."""
     RunResult.objects.filter(run=run).delete()
-    results_changed()  # cached leaderboard/model responses are stale from this commit on
+    # Cached boards are stale from this commit on; a run only adds, so readers may see the previous board, marked as
+    # updating, while one request recomputes it (a hide or flag elsewhere never allows that).
+    results_changed(stale_ok=True)
     if run.status != RunStatus.SUCCEEDED:
         return None
     version = run.benchmark_version

@@ -51,13 +51,18 @@ def test_it_keys_entries_by_the_full_query_and_format(client, make_run):
     assert client.get(BOARD, {"sort": "name"})["ETag"] != again["ETag"]
 
 
-def test_it_shows_new_results_at_once(client, make_run):
+def test_it_shows_new_results_once_recomputed(client, make_run):
+    """A published run: the next reader is answered at once with the previous board, marked as updating (its
+    validators those of that board), and the board is recomputed after that response; the reader after sees it."""
     make_run("org/alpha", 300)
     before = client.get(BOARD)
     make_run("org/beta", 200)
+    updating = client.get(BOARD)
+    assert _ids(updating) == ["org/alpha"] and updating["X-Board-Updating"] == "1"
+    assert updating["ETag"] == before["ETag"] and updating["Last-Modified"] == before["Last-Modified"]
     after = client.get(BOARD)
     assert _ids(before) == ["org/alpha"] and _ids(after) == ["org/alpha", "org/beta"]
-    assert after["ETag"] != before["ETag"]
+    assert after["ETag"] != before["ETag"] and "X-Board-Updating" not in after
     assert parse_http_date(after["Last-Modified"]) >= parse_http_date(before["Last-Modified"])
 
 
@@ -117,6 +122,8 @@ def test_it_answers_conditional_requests(client, make_run, django_assert_num_que
     assert not_modified["ETag"] == first["ETag"]
     assert client.get(BOARD, HTTP_IF_NONE_MATCH='W/"other"').status_code == 200
     make_run("org/beta", 200)
+    updating = client.get(BOARD, HTTP_IF_NONE_MATCH=first["ETag"])  # the client holds the board served meanwhile
+    assert updating.status_code == 304 and updating["X-Board-Updating"] == "1"
     changed = client.get(BOARD, HTTP_IF_NONE_MATCH=first["ETag"])
     assert changed.status_code == 200 and _ids(changed) == ["org/alpha", "org/beta"]
     assert client.get(BOARD, HTTP_IF_MODIFIED_SINCE=first["Last-Modified"]).status_code == 200
