@@ -26,7 +26,7 @@ from .board_cache import board_cached
 
 DEFAULT_BENCHMARK = "mobile-mmlu"
 DEFAULT_BOARD = {"split": "validation", "shots": 0, "variant": "original"}
-_RUN, _RANK, _TIED, _RANK_ALL, _FLAGGED, _CONTAMINATION, _ABOVE, _BELOW = range(8)
+_RUN, _RANK, _TIED, _RANK_ALL, _FLAGGED, _CONTAMINATION, _ABOVE, _BELOW, _VIA = range(9)
 
 
 def _standing(*, benchmark, split, shots, variant) -> dict:
@@ -43,7 +43,8 @@ def _standing(*, benchmark, split, shots, variant) -> dict:
     for r in everyone:
         rank, tied, above, below = on_board.get(r["run_id"], (None, False, None, None))
         out.setdefault(r["hub_id"].lower(), []).append(
-            (r["run_id"], rank, tied, r["rank"], r["flagged"], r.get("possible_contamination", False), above, below))
+            (r["run_id"], rank, tied, r["rank"], r["flagged"], r.get("possible_contamination", False), above, below,
+             r.get("flagged_via", "")))
     return {"rows": out, "shown": len(shown), "everyone": len(everyone),
             "medians": topic_medians(run_ids=list(on_board), split=split, variant=variant)}
 
@@ -131,7 +132,8 @@ def headline(*, hub_id, results, cells, contamination) -> dict:
             (c for c in results_selectors.result_cells(result=result, levels=[Level.OVERALL])
              if c["variant"] == DEFAULT_BOARD["variant"]), None)
         out.update({"result": result, "cell": cell, "rank": row[_RANK], "tied": row[_TIED], "rank_all": row[_RANK_ALL],
-                    "flagged": row[_FLAGGED], "possible_contamination": row[_CONTAMINATION], "spread": spread})
+                    "flagged": row[_FLAGGED], "possible_contamination": row[_CONTAMINATION], "spread": spread,
+                    "flagged_via": row[_VIA]})
         compare += [h for h in (row[_ABOVE], row[_BELOW]) if h and h.lower() != hub_id.lower()]
     out["compare_url"] = f"{reverse('compare')}?" + urlencode({"models": ",".join(compare)}, safe=",/")
     out["compare_others"] = compare[1:]

@@ -1,6 +1,10 @@
 """The compare page: a models × topics accuracy heatmap (the paper's Fig. 18) and size against
 accuracy, measured here on Mobile-MMLU beside the paper's reported Mobile-MMLU and MMLU figures
-(the paper's Figs. 11-12). Open split only: per-topic sealed figures are never published."""
+(the paper's Figs. 11-12). Open split only: per-topic sealed figures are never published.
+
+Flagged models and files (leaderboard.boards.flags: a file carries its base model's flag) are marked where chosen, and
+left out of what the page picks for a reader (the default models, the chooser, the other models on the scatter), as the
+board hides them by default."""
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.results import selectors as results_selectors
 from leaderboard.results.ondevice_facts import LLAMACPP, ondevice_facts
@@ -42,19 +46,39 @@ def heatmap(*, benchmark, results) -> dict:
             "n": [[cells[r.pk].get(t.slug, {}).get("n") for t in topics] for r in results]}
 
 
+def flagged_rows(*, benchmark, shots=0) -> dict:
+    """(hub id in lower case, revision, precision) -> the flagged rows of the open board the page compares on (the
+    board's cached rows: flags as every board reads them)."""
+    rows = board.board_rows(benchmark=benchmark, split="validation", shots=shots)
+    return {(r["hub_id"].lower(), r["revision"], r["precision"]): r for r in rows if r["flagged"]}
+
+
+def flag_of(result, flagged) -> dict | None:
+    """{possible_contamination, flagged_via} of a chosen result when its board row is flagged, else None."""
+    row = flagged.get((result.hub_id.lower(), result.revision, result.precision))
+    return row and {"possible_contamination": row["possible_contamination"], "flagged_via": row["flagged_via"]}
+
+
+def unflagged(hub_ids, flagged) -> list[str]:
+    """The hub ids none of whose rows is flagged (what the page offers a reader by default)."""
+    hidden = {key[0] for key in flagged}
+    return [h for h in hub_ids if h.lower() not in hidden]
+
+
 def scatter(*, benchmark, chosen_ids) -> dict:
-    """Measured points come from the (cached) board payload; the paper's from its reported rows."""
-    data = board.board_payload(benchmark=benchmark, split="validation", shots=0)
-    f = {name: i for i, name in enumerate(data["fields"])}
-    measured = [r for r in data["rows"] if r[f["source"]] == 0 and r[f["params"]] and r[f["accuracy"]] is not None]
+    """Measured points from the board's (cached) rows, flagged ones only where chosen; the paper's from its
+    reported rows."""
+    chosen = {h.lower() for h in chosen_ids}
+    measured = [r for r in board.board_rows(benchmark=benchmark, split="validation", shots=0)
+                if r["params"] and r["accuracy"] is not None and (not r["flagged"] or r["hub_id"].lower() in chosen)]
     paper = {}
     for slug in ("mobile-mmlu", "mmlu"):
         paper[slug] = [[r["hub_id"], PAPER_PARAMS_B[r["hub_id"]], r["accuracy"]]
                        for r in results_selectors.reported_rows(benchmark_slug=slug)
                        if r["hub_id"] in PAPER_PARAMS_B]
     return {"benchmark": benchmark.name,
-            "measured": [[r[f["hub_id"]], round(r[f["params"]] / 1e9, 3), r[f["accuracy"]],
-                          int(r[f["hub_id"]] in chosen_ids)] for r in measured],
+            "measured": [[r["hub_id"], round(r["params"] / 1e9, 3), r["accuracy"], int(r["hub_id"] in chosen_ids),
+                          int(r["flagged"])] for r in measured],
             "paper_mobile_mmlu": paper["mobile-mmlu"], "paper_mmlu": paper["mmlu"]}
 
 
@@ -90,7 +114,7 @@ def summaries(heat, points) -> dict:
     return out
 
 
-def ondevice(results) -> list[dict]:
+def ondevice(results, flagged=None) -> list[dict]:
     """The On-device columns of the chosen GGUF files (file, size, change vs 16-bit, flip rate, tokens/s, time to
     first token, peak memory, the profile's label), in the chosen order, each with whether its 16-bit model is
     among the chosen (else a link adds it)."""
@@ -104,5 +128,5 @@ def ondevice(results) -> list[dict]:
         base = row["base_hub_id"]
         out.append({**row, "hub_id": r.hub_id, "run_id": r.run_id, "accuracy": None,
                     "size_gb": gb_text(row["file_bytes"]), "rss_gb": gb_text(row["peak_rss_bytes"]),
-                    "add_base": bool(base) and base.lower() not in chosen})
+                    "add_base": bool(base) and base.lower() not in chosen, "flag": flag_of(r, flagged or {})})
     return out

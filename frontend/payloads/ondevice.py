@@ -14,7 +14,7 @@ from leaderboard.demo.real_model import LABEL as DEMO_REAL_LABEL
 from leaderboard.demo.real_model import demo_real_model, label_note
 
 from ..board_cache import board_cached, board_state
-from .board_query import PAGE_SIZE, PRESETS, count_text, pager, sort_links
+from .board_query import FLAGGED, PAGE_SIZE, PRESETS, count_text, pager, sort_links
 from .leaderboard import board_rows
 
 COLUMNS = [("file", "File", "name", "col-model"), ("quantization", "Quantization", "quantization", ""),
@@ -35,6 +35,7 @@ class OnDeviceQuery:
     fits_gb: float | None = None
     search: str = ""
     sort: str = ondevice.DEFAULT_SORT
+    flagged: str = "hidden"  # as the board's page: hidden, show or only (flagged files, marked)
     page: int = 1
 
     def params(self, **changes) -> dict:
@@ -51,11 +52,15 @@ class OnDeviceQuery:
         return f"{path}?{query}" if query else path
 
     def filters(self) -> ondevice.Filters:
-        return ondevice.Filters(quantization=self.quantization, fits_gb=self.fits_gb)
+        return ondevice.Filters(quantization=self.quantization, fits_gb=self.fits_gb, flagged=FLAGGED[self.flagged])
 
     def api_url(self) -> str:
-        """The same rows from the API, as CSV (the page's own paging left out)."""
-        return f"{reverse('api-leaderboard-on-device')}?{urlencode({**self.params(page=1), 'format': 'csv'})}"
+        """The same rows from the API, as CSV (the page's own paging left out; flagged files when the page shows
+        them)."""
+        params = self.params(page=1, flagged="hidden")
+        if self.flagged != "hidden":
+            params["include_flagged"] = "true"
+        return f"{reverse('api-leaderboard-on-device')}?{urlencode({**params, 'format': 'csv'})}"
 
 
 def file_rows(*, benchmark, shots) -> list[dict]:
@@ -82,7 +87,7 @@ def gb_text(value) -> str:
 def _point(row) -> dict:
     return {"hub": row["hub_id"], "file": row["file"] or row["hub_id"], "quant": row["quantization"],
             "gb": _gb(row["file_bytes"]), "gen": ondevice.trusted_speed(row), "acc": row["accuracy"],
-            "lo": row["ci95_low"], "hi": row["ci95_high"]}
+            "lo": row["ci95_low"], "hi": row["ci95_high"], "flagged": row["flagged"]}
 
 
 def chart(view) -> dict:
@@ -182,6 +187,8 @@ def ondevice_page(*, benchmark, query: OnDeviceQuery, rows) -> dict:
         "headers": sort_links(query, COLUMNS, path, descending_first=ondevice.DESCENDING_FIRST),
         "rows": page_rows(shown), "labels": labels(view.rows), "quantizations": ondevice.quantizations(rows),
         "count_text": count_text(len(view.rows), start + 1, start + len(shown), 0, query.search, noun="file"),
+        "flagged_hidden": view.flagged_hidden, "show_flagged_url": query.url(path, flagged="show", page=1),
+        "hide_flagged_url": query.url(path, flagged="hidden", page=1),
         "csv_url": query.api_url(), "chart": chart(view), "summaries": summaries(view),
         "empty": empties(view, total=view.total),
         "compare_url": f"{reverse('compare')}?{urlencode({'models': ','.join(compare)})}" if compare else "",

@@ -16,8 +16,10 @@ CHOOSER_OPTIONS = 500  # the datalist of model ids (best first)
 @gzip_page
 def compare(request):
     benchmark = common.benchmark_from(request)
-    options = board_cached("chooser", benchmark=benchmark, split="validation", shots=0,
-                           build=lambda: selectors.models_with_results(benchmark=benchmark, limit=CHOOSER_OPTIONS))
+    flagged = payload.flagged_rows(benchmark=benchmark)
+    options = payload.unflagged(board_cached(
+        "chooser", benchmark=benchmark, split="validation", shots=0,
+        build=lambda: selectors.models_with_results(benchmark=benchmark, limit=CHOOSER_OPTIONS)), flagged)
     # `models=a,b` (a shared link) or `models=a&models=b` (the board's compare picks sent by a plain form)
     asked = payload.parse_models(",".join(request.GET.getlist("models"))) if "models" in request.GET else options[:3]
     results, missing = payload.chosen_results(benchmark=benchmark, hub_ids=asked)
@@ -28,8 +30,8 @@ def compare(request):
                   for j, (name, slug) in enumerate(zip(heat["topics"], heat["slugs"]))]
     return render(request, "frontend/compare.html", {
         "benchmark": benchmark, "options": options, "asked": asked, "missing": missing,
-        "models": [{"result": r, **overall.get(r.pk, {})} for r in results], "topic_rows": topic_rows,
-        "ondevice": payload.ondevice(results),
+        "models": [{"result": r, "flag": payload.flag_of(r, flagged), **overall.get(r.pk, {})} for r in results],
+        "topic_rows": topic_rows, "ondevice": payload.ondevice(results, flagged),
         "max_models": payload.MAX_MODELS, "summaries": payload.summaries(heat, points),
         "data": {"heatmap": heat, "scatter": points},
         "csv_url": f"{reverse('api-results-topics-csv')}?"

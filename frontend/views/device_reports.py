@@ -92,8 +92,9 @@ def what_runs_well(request):
                                device=_printable(request.GET.get("device", ""))[:110],
                                ram_gb=_float(request, "ram_gb", *RAM_GB),
                                min_accuracy=_float(request, "min_accuracy", 0, 100))
+    show_flagged = request.GET.get("flagged") == "show"  # as the boards' pages: flagged files hidden unless asked
     board = device_board.board(benchmark=benchmark, shots=query.shots, device=query.device, ram_gb=query.ram_gb,
-                               min_accuracy=query.min_accuracy)
+                               min_accuracy=query.min_accuracy, include_flagged=show_flagged)
     choices = payload.device_choices(query)
     scope = payload.board_scope(query, {d["key"]: d["name"] for d in choices["devices"]})
     rows = payload.board_rows(board)
@@ -102,7 +103,10 @@ def what_runs_well(request):
         "shots_options": common.shots_options(benchmark=benchmark, shots=query.shots), "rows": rows,
         "measured": board.measured, "scope": scope, "label": payload.LABEL, "outlier_note": payload.OUTLIER_NOTE,
         "frontier_note": device_board.FRONTIER_NOTE, "feel": payload.feel_notes(rows, one_file=False),
-        "csv_url": f"{reverse('api-device-board')}?{_query_string(query)}&format=csv",
+        "csv_url": f"{reverse('api-device-board')}?{_query_string(query)}"
+                   + ("&include_flagged=true" if show_flagged else "") + "&format=csv",
+        "flagged_hidden": board.flagged_hidden,
+        "show_flagged_url": f"{reverse('device-board')}?{_query_string(query)}&flagged=show",
         "data": {"board": payload.board_chart(rows, scope)} if rows else None,
         "summary": payload.board_summary(rows, scope),
         "empty": None if rows else f"Nothing to draw: no file measured on {scope} passes these filters.",

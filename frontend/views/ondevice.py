@@ -9,6 +9,7 @@ from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.boards import ondevice
 
 from ..payloads import ondevice as payload
+from ..payloads.board_query import FLAGGED
 from . import common
 
 MAX_GB = 1e6
@@ -30,10 +31,13 @@ def _quantizations(request, present):
 
 def board_query(request, *, benchmark, shots, present) -> payload.OnDeviceQuery:
     sort = request.GET.get("sort", ondevice.DEFAULT_SORT)
+    flagged = request.GET.get("flagged", "hidden")
+    if flagged not in FLAGGED:
+        raise Http404(f"flagged must be one of {', '.join(FLAGGED)}.")
     return payload.OnDeviceQuery(
         benchmark=benchmark.slug, shots=shots, quantization=_quantizations(request, present),
         fits_gb=_fits_gb(request), search=request.GET.get("search", "").strip()[:200],
-        sort=sort if sort.lstrip("-") in ondevice.sort_names() else ondevice.DEFAULT_SORT,
+        sort=sort if sort.lstrip("-") in ondevice.sort_names() else ondevice.DEFAULT_SORT, flagged=flagged,
         page=common.page_from(request))
 
 

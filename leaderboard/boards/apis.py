@@ -70,7 +70,8 @@ class OnDeviceBoardApi(BaseApi):
     """The On-device board: one row per GGUF file of a benchmark's open validation split (never the sealed split),
     with its size, sha256, type, accuracy ± CI, change vs the 16-bit model's run, flip rate, mean KL, the cost
     profile's tokens/s, time to first token and peak memory (measured on a server CPU: `profile_label`), and whether
-    it is on the Pareto frontier of accuracy against file size and against generation speed."""
+    it is on the Pareto frontier of accuracy against file size and against generation speed. Flagged files (flagged
+    themselves or through their base model) are left out unless include_flagged is set."""
 
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
     pagination_class = Pagination
@@ -90,7 +91,8 @@ class OnDeviceBoardApi(BaseApi):
                 f"no file of type {', '.join(map(repr, unknown))} on {benchmark.slug} validation {q['shots']}-shot; "
                 f"allowed values: {', '.join(present) or 'none (no GGUF file on this board yet)'}."]})
         shown = ondevice.view(rows, filters=ondevice.Filters(quantization=tuple(q["quantization"]),
-                                                             fits_gb=q.get("fits_gb")),
+                                                             fits_gb=q.get("fits_gb"),
+                                                             flagged=None if q["include_flagged"] else False),
                               search=q["search"], sort=q["sort"])
         if self.wants_csv():
             return streaming_csv(ONDEVICE_COLUMNS, shown.rows, f"on-device-{benchmark.slug}-{q['shots']}shot.csv")

@@ -7,15 +7,20 @@ device's generation speed (pareto.py) marks the files no other is both faster an
 Only confirmed figures rank here (devices/consensus.py: at least two accounts agree within 3×): a file whose speeds
 on the chosen devices are unconfirmed, or not measured, is not listed, and over several devices a file's median is
 over its confirmed devices' figures, one each. The server's cost profile is never mixed in: its figures stay on the
-On-device board, labelled as a server CPU's."""
+On-device board, labelled as a server CPU's.
+
+Flagged files (flags.py: a file carries its base model's flag) are left out unless asked for, as on the On-device
+board; shown, they are marked and never placed on the frontier."""
 from dataclasses import dataclass
 
 from leaderboard.devices import selectors as device_selectors
 
 from . import ondevice, pareto
 
-_FILE = ("hub_id", "run_id", "file", "file_sha256", "file_bytes", "quantization", "accuracy", "ci95_low", "ci95_high")
-_SPEED = ("reports", "devices", "outliers", "confirmed_by", "unconfirmed_devices", "tg_median", "tg_min", "tg_max",
+_FILE = ("hub_id", "run_id", "file", "file_sha256", "file_bytes", "quantization", "accuracy", "ci95_low", "ci95_high",
+         "flagged", "possible_contamination", "flagged_via")
+_SPEED = ("reports", "devices", "outliers", "confirmed_by", "unconfirmed_devices", "disputed_devices", "tg_median",
+          "tg_min", "tg_max",
           "pp_median", "pp_min", "pp_max", "builds", "chips", "ram_gb", "tests",
           # the felt figures (devices/feel.py): TTFT derived and measured, the sustained drop, the fit
           "prompt_tokens", "prompt_tokens_source", "ttft_derived_s", "ttft_measured_s", "ttft_measured_people",
@@ -30,11 +35,13 @@ class DeviceBoard:
     rows: list[dict]  # the files kept, fastest generation first, each with `pareto`
     measured: int  # board files with a confirmed figure under the device filters (before min_accuracy)
     frontier: list  # run ids on the frontier, fastest first
+    flagged_hidden: int = 0  # measured files left out for being flagged
 
 
-def board(*, benchmark, shots=0, version=None, device="", ram_gb=None, min_accuracy=None) -> DeviceBoard:
+def board(*, benchmark, shots=0, version=None, device="", ram_gb=None, min_accuracy=None,
+          include_flagged=False) -> DeviceBoard:
     """The board's files measured on `device` (make and model, any case) and/or devices with `ram_gb` GB of RAM;
-    with neither, on every device reported."""
+    with neither, on every device reported. Flagged files only when `include_flagged`."""
     files = ondevice.ondevice_rows(benchmark=benchmark, shots=shots, version=version)
     reports = device_selectors.filtered_reports(device=device, ram_gb=ram_gb)
     speeds = {(s["hub_id"].lower(), s["file_sha256"]): s
@@ -44,9 +51,12 @@ def board(*, benchmark, shots=0, version=None, device="", ram_gb=None, min_accur
         speed = speeds.get((row["hub_id"].lower(), row["file_sha256"]))
         if speed and speed["confirmed"] and speed["tg_median"] is not None:
             rows.append({**{name: row[name] for name in _FILE}, **{name: speed[name] for name in _SPEED}})
-    kept = [r for r in rows if min_accuracy is None or (r["accuracy"] is not None and r["accuracy"] >= min_accuracy)]
-    frontier = pareto.frontier([(r["run_id"], r["tg_median"], r["accuracy"]) for r in kept], lower_is_better=False)
+    hidden = 0 if include_flagged else sum(r["flagged"] for r in rows)
+    kept = [r for r in rows if (include_flagged or not r["flagged"])
+            and (min_accuracy is None or (r["accuracy"] is not None and r["accuracy"] >= min_accuracy))]
+    frontier = pareto.frontier([(r["run_id"], r["tg_median"], r["accuracy"]) for r in ondevice.placed(kept)],
+                               lower_is_better=False)
     on = set(frontier)
     kept = sorted(({**r, "pareto": r["run_id"] in on} for r in kept),
                   key=lambda r: (-r["tg_median"], -(r["accuracy"] or 0), r["hub_id"].lower()))
-    return DeviceBoard(rows=kept, measured=len(rows), frontier=frontier)
+    return DeviceBoard(rows=kept, measured=len(rows), frontier=frontier, flagged_hidden=hidden)

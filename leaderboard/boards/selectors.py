@@ -10,7 +10,7 @@ from leaderboard.results import board
 from leaderboard.results import selectors as results
 from leaderboard.results.models import ReportedSource
 
-from . import rank_comparison
+from . import flags, rank_comparison
 
 
 def _contamination(*, benchmark, shots):
@@ -23,14 +23,15 @@ def _contamination(*, benchmark, shots):
 def board_rows(*, benchmark, split="validation", shots=0, variant="original", version=None, topics=()):
     """Every measured row of a board with every column the board shows, unfiltered and unranked (board.view
     narrows and ranks them), in a fixed number of queries whatever the number of models. `topics`: the
-    accuracy is pooled over those topics' questions (open splits only)."""
+    accuracy is pooled over those topics' questions (open splits only). A GGUF file's row carries its base model's
+    flag too (flags.follow: the one rule every board reads)."""
     rows = results.measured_rows(benchmark=benchmark, split=split, shots=shots, variant=variant, version=version,
                                  topics=topics)
     deltas = _contamination(benchmark=benchmark, shots=shots)
     for row in rows:  # board order does not depend on these columns
         delta, flag = deltas.get((row["hub_id"], row["revision"], row["precision"]), (None, False))
         row.update(delta=delta, possible_contamination=flag, flagged=row["flagged"] or flag)
-    return rows
+    return flags.follow(rows)
 
 
 def leaderboard(*, benchmark, split="validation", shots=0, variant="original", size_class=None, on_device=False,

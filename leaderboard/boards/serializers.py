@@ -91,6 +91,10 @@ class OnDeviceBoardQuerySerializer(serializers.Serializer):
     fits_gb = serializers.FloatField(required=False, min_value=0, max_value=1e6, help_text=ondevice.FITS_NOTE)
     search = serializers.CharField(required=False, default="", max_length=200, help_text="part of a hub id or file "
                                    "name (the Pareto frontiers are unchanged)")
+    include_flagged = serializers.BooleanField(default=False, help_text="also list flagged files, marked (flagged, "
+                                               "possible_contamination, flagged_via): a file flagged itself or "
+                                               "through its base model; hidden unless asked, as the board hides "
+                                               "flagged models, and never on a Pareto frontier")
     sort = serializers.ChoiceField(choices=_ONDEVICE_SORTS, default=ondevice.DEFAULT_SORT, error_messages={
         "invalid_choice": "unknown sort {input!r}; allowed values: " + ", ".join(ondevice.sort_names())
                           + " (a leading '-' sorts descending)."})
@@ -120,8 +124,12 @@ class OnDeviceBoardRowSerializer(serializers.Serializer):
     file_bytes = _nullable(serializers.IntegerField, "bytes, every part of a split file")
     quantization = serializers.CharField(help_text="the file's type, e.g. Q4_K_M")
     params = _nullable(serializers.IntegerField)
-    flagged = serializers.BooleanField(help_text="flagged by an admin or by the contamination monitor")
-    possible_contamination = serializers.BooleanField()
+    flagged = serializers.BooleanField(help_text="flagged by an admin or by the contamination monitor, the file or "
+                                       "the model it was made from or names as base (flagged_via)")
+    possible_contamination = serializers.BooleanField(help_text="the contamination monitor's flag, of the file's "
+                                                      "model or of its base model")
+    flagged_via = serializers.CharField(help_text="the base model whose flag the file carries (empty: flagged on its "
+                                        "own, or not flagged)")
     n = serializers.IntegerField(help_text="questions")
     correct = serializers.IntegerField()
     accuracy = _nullable(serializers.FloatField, "percent, the board's figure")

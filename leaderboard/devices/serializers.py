@@ -202,6 +202,8 @@ class DeviceBoardQuerySerializer(DeviceFilterSerializer):
     version = serializers.IntegerField(min_value=1, max_value=MAX_ID, required=False, help_text=VERSION_HELP)
     min_accuracy = serializers.FloatField(required=False, default=None, min_value=0, max_value=100,
                                           help_text="percent: only files at least this accurate")
+    include_flagged = serializers.BooleanField(default=False, help_text="also list flagged files (flagged, or made "
+                                               "from or naming a flagged base model), marked; never on the frontier")
 
     def validate(self, attrs):
         return resolve_board(attrs)
@@ -221,6 +223,10 @@ class DeviceBoardRowSerializer(serializers.Serializer):
     accuracy = serializers.FloatField(allow_null=True, help_text="percent, the On-device board's figure")
     ci95_low = serializers.FloatField(allow_null=True)
     ci95_high = serializers.FloatField(allow_null=True)
+    flagged = serializers.BooleanField(help_text="the file or its base model is flagged (listed only with "
+                                       "include_flagged)")
+    possible_contamination = serializers.BooleanField()
+    flagged_via = serializers.CharField(help_text="the base model whose flag the file carries")
     reports = serializers.IntegerField(help_text="counted reports on the confirmed devices")
     devices = serializers.IntegerField(help_text="devices with a confirmed figure")
     outliers = serializers.IntegerField(help_text="reports left out until an admin accepts them")
