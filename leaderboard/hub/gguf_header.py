@@ -16,7 +16,9 @@ it claims (issue 31):
   cap is refused with its own code (``HeaderOverLimit``);
 - every length read is checked against the bytes the file has, so a corrupt length cannot make it allocate or
   loop beyond the file; tensor infos are checked as llama.cpp checks them (a known type whose blocks divide the
-  row, at most 2^63 elements, data at the offsets llama.cpp computes), so every tensor's data lies in the file.
+  row, at most 2^63 elements, data at the offsets llama.cpp computes), so every tensor's data lies in the file;
+- ``general.alignment`` is what gguf.cpp accepts (a UINT32, a non-zero power of two: GGUF_BAD_ALIGNMENT), since
+  the tensors' offsets are checked with it.
 
 ``parse_header(prefix, file_size)`` answers a ``GGUFHeader``, or raises ``MoreBytesNeeded`` (the prefix ends inside
 the header, no ``read_more`` was given and the file has more), ``HeaderOverLimit`` or ``HeaderUnreadable`` (not a
@@ -29,12 +31,12 @@ import math
 import struct
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import gguf
 
 from .errors import (
-    GGUF_ARRAY_TOO_LONG, GGUF_HEADER_TOO_LARGE, GGUF_HEADER_TOO_SLOW, GGUF_PARAMS_OUT_OF_RANGE, GGUF_TOO_MANY_KEYS,
+    GGUF_ARRAY_TOO_LONG, GGUF_BAD_ALIGNMENT, GGUF_HEADER_TOO_LARGE, GGUF_HEADER_TOO_SLOW, GGUF_PARAMS_OUT_OF_RANGE, GGUF_TOO_MANY_KEYS,
     GGUF_TOO_MANY_TENSORS,
 )
 
@@ -87,7 +89,8 @@ class HeaderUnreadable(Exception):
 
 
 class HeaderOverLimit(Exception):
-    """The header passes one of ``HeaderLimits``: ``code`` (errors.GGUF_*) names which, ``detail`` by how much."""
+    """The header passes one of ``HeaderLimits``, or breaks a rule of llama.cpp's that has a code of its own (a
+    shape past 2^63, the alignment): ``code`` (errors.GGUF_*) names which, ``detail`` by how much."""
 
     def __init__(self, code: str, detail: str):
         super().__init__(f"{code}: {detail}")
@@ -136,13 +139,11 @@ class GGUFHeader:
     metadata: dict  # key -> int | float | bool | str | ArrayValue
     tensors: tuple  # TensorInfo, in file order
     header_bytes: int  # where the header ends (the tensor data starts at the next alignment boundary)
+    types: dict = field(default_factory=dict)  # key -> its GGUF value type's name ("UINT32", "STRING", "ARRAY")
 
     @property
     def alignment(self) -> int:
-        alignment = self.metadata.get("general.alignment", DEFAULT_ALIGNMENT)
-        if not isinstance(alignment, int) or isinstance(alignment, bool) or alignment <= 0:
-            return DEFAULT_ALIGNMENT
-        return alignment
+        return self.metadata.get("general.alignment", DEFAULT_ALIGNMENT)  # parse_header checked it
 
     @property
     def data_start(self) -> int:
@@ -301,15 +302,17 @@ def parse_header(data: bytes, *, file_size: int, limits: HeaderLimits = DEFAULT_
     if tensor_count > limits.max_tensors:
         raise HeaderOverLimit(GGUF_TOO_MANY_TENSORS, f"its header has {tensor_count:,} tensors, over the "
                                                      f"{limits.max_tensors:,} allowed")
-    metadata = {}
+    metadata, types = {}, {}
     for index in range(kv_count):
         key = cursor.string(f"the name of metadata pair {index}")
         shown = _shown(key)
         if key in metadata:
             raise HeaderUnreadable(f"the metadata key {shown} appears twice (llama.cpp refuses such a file)")
-        metadata[key] = cursor.value(cursor.u32(f"the type of {shown}"), shown)
+        kind = _value_type(cursor.u32(f"the type of {shown}"), shown)
+        types[key], metadata[key] = kind.name, cursor.value(kind, shown)
         cursor.clock()
-    header = GGUFHeader(version, metadata, (), 0)
+    _check_alignment(metadata, types)
+    header = GGUFHeader(version, metadata, (), 0, types)
     tensors, names, expected = [], set(), 0
     for index in range(tensor_count):
         tensor = _tensor_info(cursor, index)
@@ -323,7 +326,27 @@ def parse_header(data: bytes, *, file_size: int, limits: HeaderLimits = DEFAULT_
         tensors.append(tensor)
         expected += -(-tensor.nbytes() // header.alignment) * header.alignment
         cursor.clock()
-    return GGUFHeader(version, metadata, tuple(tensors), cursor.pos)
+    return GGUFHeader(version, metadata, tuple(tensors), cursor.pos, types)
+
+
+def _check_alignment(metadata: dict, types: dict) -> None:
+    """gguf.cpp reads general.alignment with gguf_get_val_u32 (which asserts a UINT32) and refuses 0 or a number that
+    is not a power of two."""
+    if "general.alignment" not in metadata:
+        return
+    value, kind = metadata["general.alignment"], types["general.alignment"]
+    if kind != "UINT32" or value <= 0 or value & (value - 1):
+        raise HeaderOverLimit(GGUF_BAD_ALIGNMENT, f"its general.alignment is {kind} {shown_value(value)}; llama.cpp "
+                                                  "loads only a UINT32 that is a power of two (32 by default)")
+
+
+def shown_value(value) -> str:
+    """A metadata value in a message: a whole number with thousands separators, an array by its length, else repr."""
+    if isinstance(value, ArrayValue):
+        return f"(an array of {value.count:,} {value.item_type})"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return repr(value if not isinstance(value, str) or len(value) <= 80 else value[:79] + "…")
 
 
 def _tensor_info(cursor: _Cursor, index: int) -> TensorInfo:

@@ -13,10 +13,13 @@ the tensors, with llama.cpp's own rules from the pinned source (llama-cpp-python
 - a row that its type's blocks do not divide falls back (``tensor_type_fallback``): Q4_K -> Q5_0, Q5_K -> Q5_1,
   Q6_K -> Q8_0, Q2_K/Q3_K/TQ* -> Q4_0, the IQ types -> IQ4_NL, and F16 when even that does not divide the row.
   A tiny model's rows are narrower than a K-quant's 256-value blocks, so its "Q4_K_M" is Q5_0 and Q8_0: it agrees;
-- the claim agrees when more than half of the weights have a type the claimed recipe writes for a row of their
-  width. Manual overrides (``--tensor-type``, ``--token-embedding-type``) change a few tensors, not most;
-- without a claim, the type llama.cpp guesses: the most common type among the weights (the loader counts tensors,
-  in name order, the first to reach the maximum winning), named as the loader names it (Q4_K -> Q4_K_M).
+- the claim agrees when more than half of the weights' bytes have a type the claimed recipe writes for a row of
+  their width. Bytes, not tensors (issue 38): one F16 matrix holding 90% of a file's weights outweighs nine small
+  Q4_K ones. Manual overrides (``--tensor-type``, ``--token-embedding-type``) change a few tensors, not most bytes
+  (the recipe's own Q6_K output and Q8_0 embeddings are in it);
+- without a claim, the type that holds the most weight bytes (in name order, the first to reach the maximum
+  winning), named as llama.cpp's loader names its guess (Q4_K -> Q4_K_M). The loader itself counts tensors; the board
+  names what most of the file is.
 
 ``quantization(tensors, file_type)`` answers the name on the board ("Q4_K_M", "Q8_0", "F16") or raises
 ``QuantMismatch`` naming both the claim and what the tensors are. Pure: no network, no Django.
@@ -92,28 +95,36 @@ def quantization(tensors, file_type: int | None) -> str:
                                                              f"pinned llama.cpp writes; its weights are {guess}") from None
     name = _ftype_name(claim)
     recipe = RECIPES.get(claim, ())
-    fitting = sum(1 for t in weights if t.ggml_type in {_written(x, t.shape[0]) for x in recipe})
-    if weights and fitting * 2 > len(weights):
+    foreign = [t for t in weights if t.ggml_type not in {_written(x, t.shape[0]) for x in recipe}]
+    total, off = sum(map(_bytes, weights)), sum(map(_bytes, foreign))
+    if weights and off * 2 < total:
         return name
-    raise QuantMismatch(name, guess, f"its general.file_type says {name} ({file_type}), but {len(weights) - fitting} "
-                                     f"of its {len(weights)} weight tensors are of types llama.cpp never writes for "
-                                     f"{name} ({_summary(weights)}): its tensors are {guess}")
+    raise QuantMismatch(name, guess, f"its general.file_type says {name} ({file_type}), but {off * 100 // total}% of "
+                                     f"its weight bytes ({len(foreign)} of its {len(weights)} weight tensors) are of "
+                                     f"types llama.cpp never writes for {name} ({_summary(weights)}): its tensors "
+                                     f"are {guess}")
 
 
 def guessed(weights) -> str:
-    """llama.cpp's guess: the most common type (first to reach the maximum, in name order) as the loader names it."""
-    counts: Counter = Counter()
+    """The type that holds the most weight bytes (first to reach the maximum, in name order), named as llama.cpp's
+    loader names its guess."""
+    held: Counter = Counter()
     best, most = T.F32, 0
     for tensor in sorted(weights, key=lambda t: t.name):
-        counts[tensor.ggml_type] += 1
-        if counts[tensor.ggml_type] > most:
-            best, most = tensor.ggml_type, counts[tensor.ggml_type]
+        held[tensor.ggml_type] += _bytes(tensor)
+        if held[tensor.ggml_type] > most:
+            best, most = tensor.ggml_type, held[tensor.ggml_type]
     try:
         kind = T(best)
     except ValueError:
         return f"type {best}"
     ftype = _GUESSED.get(kind) or getattr(FT, f"MOSTLY_{kind.name}", None)
     return _ftype_name(ftype) if ftype is not None else _ftype_name(FT.ALL_F32)  # the loader's default
+
+
+def _bytes(tensor) -> int:
+    """A weight's bytes, at least 1 (so a file of empty tensors is weighed by their count)."""
+    return max(tensor.nbytes() or 0, 1)
 
 
 def _is_weight(tensor) -> bool:
