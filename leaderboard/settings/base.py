@@ -237,6 +237,12 @@ SUBMISSION_MAX_PARAMS_16BIT = env_int("SUBMISSION_MAX_PARAMS_16BIT", 100_000_000
 # The size cap of a GGUF file submitted on its own (every part of a split file together), in bytes: 16 GiB holds an
 # 8B model at 16 bits, the largest of the mobile size classes; quantized files are a quarter to a half of that.
 GGUF_MAX_BYTES = env_int("GGUF_MAX_BYTES", 16 << 30, minimum=1)
+# What one GGUF intake may cost the web process (hub/gguf_checks.IntakeLimits): the parts of a split file (llama.cpp's
+# gguf-split writes a few dozen at most), the hub requests of all of them together, and the seconds (under the web
+# worker's 60 s timeout).
+GGUF_MAX_PARTS = env_int("GGUF_MAX_PARTS", 64, minimum=1)
+GGUF_MAX_HUB_REQUESTS = env_int("GGUF_MAX_HUB_REQUESTS", 256, minimum=8)
+GGUF_INTAKE_SECONDS = env_int("GGUF_INTAKE_SECONDS", 30, minimum=1)
 # On-device variants (issue 24 §2b): GGUF files the GPU workers make from a submitted 16-bit checkpoint with the plain
 # community recipe (llama.cpp's converter, then its quantizer; no importance matrix) and evaluate on the open split.
 # A submission asks for them or not; left unsaid, they are made for models up to this many parameters (the mobile

@@ -14,7 +14,7 @@ from leaderboard.evaluations import lifecycle
 from leaderboard.evaluations import services as run_services
 from leaderboard.evaluations.notices import webhook_url_problem
 from leaderboard.hub.checks import check_model
-from leaderboard.hub.gguf_checks import check_gguf
+from leaderboard.hub.gguf_checks import IntakeLimits, check_gguf
 from leaderboard.hub.ids import ModelRef, validate_gguf_path
 from leaderboard.hub.precisions import precision_named
 
@@ -193,7 +193,10 @@ def gguf_submission_create(*, user, ref: ModelRef, gguf_file: str, model_type: s
                               code="INVALID_ID", field="gguf_file")
     namespace = hub_namespace(repo_id)
     quota_check(user=user, namespace=namespace)
-    facts = check_gguf(replace(ref, hub_id=repo_id), gguf_file, max_bytes=settings.GGUF_MAX_BYTES)
+    facts = check_gguf(replace(ref, hub_id=repo_id), gguf_file, max_bytes=settings.GGUF_MAX_BYTES,
+                       intake=IntakeLimits(max_parts=settings.GGUF_MAX_PARTS,
+                                           max_requests=settings.GGUF_MAX_HUB_REQUESTS,
+                                           max_seconds=settings.GGUF_INTAKE_SECONDS))
     same = dict(gguf_sha256=facts.sha256, model_type=model_type, use_chat_template=use_chat_template,
                 benchmarks=slugs)
     _gguf_duplicate_check(**same)
