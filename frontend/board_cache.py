@@ -13,8 +13,8 @@ callers must not modify what they get.
 Stale-while-revalidate (see leaderboard/core/cache_generation.py): each kind of data of a board keeps a pointer
 to its last entry. After a published run (same epoch: no hide or flag since), a request that misses is given that
 entry at once and the page says it is updating (the {% board_updating %} tag); the first such request per
-board and kind recomputes it after its response is sent. Data built from a stale entry is never stored as current, and once a
-request has been given stale data it takes on no recompute (its build would capture the stale data).
+board and kind recomputes it after its response is sent, in the order they were met, so what one kind reads from
+another is fresh by then. Data a request builds once it has been given stale data is never stored as current.
 """
 import hashlib
 import logging
@@ -119,7 +119,10 @@ def _recompute(name, board, *, benchmark, split, shots, build):
 
 def board_cached(name, *, benchmark, split, shots, build, local=False, state=""):
     """build() once per board state; name tells apart the kinds of data (and their arguments). state: from
-    board_state (read here when not given; None: build uncached)."""
+    board_state (read here when not given; None: build uncached).
+
+    build() may run after the response (a stale entry's recompute): it must read what it needs itself (other
+    board_cached data included, without a `state`), never capture data read before, which may have been stale."""
     if state == "":
         state = board_state(benchmark=benchmark, split=split, shots=shots)
     if state is None:
@@ -141,11 +144,10 @@ def board_cached(name, *, benchmark, split, shots, build, local=False, state="")
     stale = None if local or not in_request() else _stale(board, key, state)
     if stale is not None:
         recompute = partial(_recompute, name, board, benchmark=benchmark, split=split, shots=shots, build=build)
-        if stale_count() or revalidate_later("frontend:" + board, recompute):
+        if revalidate_later("frontend:" + board, recompute):
             note_stale(stale[1])
             return stale[0]
-    served_stale = stale_count()
     data = build()
-    if stale_count() == served_stale:  # nothing stale went into it
+    if not stale_count():  # nothing stale went into it (its inputs, or what build() read)
         _store(board, key, state, data, local)
     return data

@@ -13,7 +13,7 @@ from leaderboard.boards import ondevice
 from leaderboard.demo.real_model import LABEL as DEMO_REAL_LABEL
 from leaderboard.demo.real_model import demo_real_model, label_note
 
-from ..board_cache import board_cached, board_state
+from ..board_cache import board_cached
 from .board_query import FLAGGED, PAGE_SIZE, PRESETS, count_text, pager, sort_links
 from .leaderboard import board_rows
 
@@ -65,10 +65,11 @@ class OnDeviceQuery:
 
 def file_rows(*, benchmark, shots) -> list[dict]:
     """The board's GGUF rows with the On-device columns, built once per board state from the board's cached rows."""
-    state = board_state(benchmark=benchmark, split=ondevice.OPEN_SPLIT, shots=shots)
-    rows = board_rows(benchmark=benchmark, split=ondevice.OPEN_SPLIT, shots=shots, state=state)
-    return board_cached("ondevice-rows", benchmark=benchmark, split=ondevice.OPEN_SPLIT, shots=shots, state=state,
-                        build=lambda: ondevice.ondevice_rows(benchmark=benchmark, shots=shots, rows=rows))
+    def build():  # reads the rows itself: it may run after the response (board_cache.py)
+        rows = board_rows(benchmark=benchmark, split=ondevice.OPEN_SPLIT, shots=shots)
+        return ondevice.ondevice_rows(benchmark=benchmark, shots=shots, rows=rows)
+
+    return board_cached("ondevice-rows", benchmark=benchmark, split=ondevice.OPEN_SPLIT, shots=shots, build=build)
 
 
 def _gb(value):

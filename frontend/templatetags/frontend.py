@@ -84,5 +84,5 @@ def board_updating():
         return ""
     moment = datetime.fromtimestamp(at, tz=timezone.get_fixed_timezone(0))
     return format_html('<p class="site-status" role="status">Updating: showing the board as of '
-                       '<time datetime="{}">{:%H:%M:%S} UTC</time>; a new result is being added. Reload in a moment '
-                       'for the newest figures.</p>', moment.isoformat(timespec="seconds"), moment)
+                       '<time datetime="{}">{} UTC</time>; a new result is being added. Reload in a moment '
+                       'for the newest figures.</p>', moment.isoformat(timespec="seconds"), f"{moment:%H:%M:%S}")

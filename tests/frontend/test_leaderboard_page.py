@@ -125,9 +125,9 @@ def test_it_carries_the_hooks_the_page_script_and_browser_tests_use(client, make
     assert dom.find("button", class_="pin needs-js")
     scripts = [a["src"] for a in dom.find("script") if "src" in a]
     assert any("pages/leaderboard.js" in s for s in scripts) and not any(s.startswith("http") for s in scripts)
-    # The table never waits for the chart library: no <script> loads Plotly; the page script fetches it later.
+    # The table never waits for the chart library: no <script> loads Plotly; charts.js fetches it later.
     assert not any("plotly" in s for s in scripts)
-    plotly = dom.find("div", id="board")[0]["data-plotly"]
+    plotly = dom.find("script", data_plotly=True)[0]["data-plotly"]
     assert "vendor/plotly-" in plotly and (STATIC / plotly.split("/static/frontend/")[1]).exists()
 
 
@@ -269,10 +269,12 @@ def test_the_fragment_is_the_board_alone(client, make_run):
     assert hubs(response) == ["org/alpha"]
 
 
-def test_it_shows_new_results_and_hides_hidden_runs_at_once(client, make_run):
+def test_it_shows_new_results_once_recomputed_and_hides_hidden_runs_at_once(client, make_run):
     make_run("org/alpha", 400)
     assert hubs(get(client)) == ["org/alpha"]
     run = make_run("org/beta", 300)
+    updating = get(client)  # the previous rows at once, said to be updating; recomputed after this answer
+    assert hubs(updating) == ["org/alpha"] and "Updating: showing the board as of" in updating.content.decode()
     assert set(hubs(get(client))) == {"org/alpha", "org/beta"}  # the cached rows were replaced
     run_set_hidden(run, actor=None, reason="spam")  # the admin action
     assert hubs(get(client)) == ["org/alpha"]
