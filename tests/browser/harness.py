@@ -130,15 +130,24 @@ def chart_report(page) -> list[dict]:
 
 
 def wait_for_charts(page, timeout=8_000):
-    """Charts are drawn by the page's script after load; wait until each has its traces (or time runs out)."""
+    """Charts are drawn as a reader scrolls to them (charts.js fetches the chart library once a chart is near the
+    viewport, after the load event): each div.chart is scrolled into view in turn until it holds its traces, within
+    `timeout` ms in all (the caller reports which charts are empty); then the page is back at its top."""
+    import time
+
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-    try:
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('div.chart')].every(el => Array.isArray(el.data) && el.data.length)",
-            timeout=timeout)
-    except PlaywrightTimeout:  # the caller reports which charts are empty
-        return
+    deadline = time.monotonic() + timeout / 1000
+    for index in range(page.locator("div.chart").count()):
+        try:
+            page.wait_for_function(
+                """(i) => { const el = document.querySelectorAll('div.chart')[i];
+                            if (!el || (Array.isArray(el.data) && el.data.length)) return true;
+                            el.scrollIntoView({block: 'center'}); return false; }""",
+                arg=index, polling=100, timeout=max(1, (deadline - time.monotonic()) * 1000))
+        except PlaywrightTimeout:
+            break
+    page.evaluate("() => window.scrollTo(0, 0)")
 
 
 def horizontal_overflow(page) -> int:

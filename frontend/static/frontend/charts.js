@@ -1,8 +1,13 @@
 // Shared helpers for the page scripts (window.MMLU): the colour-blind-safe Okabe–Ito palette, Plotly
 // defaults, the one axis rule of accuracy charts with its chance line, the page data from json_script,
-// number formatting and HTML escaping. Loaded after Plotly.
+// number formatting and HTML escaping.
+// Tables and text are the page: no page loads the chart library in its HTML. This script fetches it (the file
+// its own script tag names in data-plotly, from this site) once the page has loaded and a chart comes near the
+// viewport, and draws each chart as it comes near; a reader who never scrolls to a chart never pays for it.
 (function () {
   "use strict";
+  const LIBRARY = document.currentScript && document.currentScript.dataset.plotly;
+  const NEAR = "400px 0px";  // a chart this close below (or above) the viewport is drawn before it is reached
   const palette = {blue: "#0072B2", orange: "#E69F00", green: "#009E73", vermillion: "#D55E00",
                    purple: "#CC79A7", sky: "#56B4E9", yellow: "#F0E442", black: "#000000", grey: "#5f6b77"};
   const series = [palette.blue, palette.orange, palette.green, palette.vermillion, palette.purple,
@@ -61,17 +66,61 @@
     return out;
   }
 
-  // Draws (first call) or updates (later calls) the chart container #chart-<name>.
+  // The chart library, fetched once: after the load event (the page is interactive before any chart is parsed),
+  // with a plain script element from this site.
+  let library = null;
+  function loadLibrary() {
+    if (!library) {
+      library = new Promise((resolve) => {
+        if (document.readyState === "complete") resolve();
+        else window.addEventListener("load", () => resolve(), {once: true});
+      }).then(() => new Promise((resolve, reject) => {
+        if (window.Plotly) { resolve(); return; }
+        if (!LIBRARY) { reject(new Error("no data-plotly on the charts.js script tag")); return; }
+        const script = document.createElement("script");
+        script.src = LIBRARY;
+        script.onload = () => (window.Plotly ? resolve() : reject(new Error("the chart library defined no Plotly")));
+        script.onerror = () => reject(new Error("the chart library did not load"));
+        document.head.appendChild(script);
+      }));
+    }
+    return library;
+  }
+
+  // Each chart's latest figure until it is drawn; a chart is drawn once it comes near the viewport.
+  const pending = new Map();
+  function render(el) {
+    const figure = pending.get(el);
+    if (!figure) return;
+    pending.delete(el);
+    const fn = el.dataset.drawn ? window.Plotly.react : window.Plotly.newPlot;
+    fn(el, figure[0], layoutWith(figure[1]), config);
+    el.dataset.drawn = "1";
+  }
+  function failed(el) {
+    pending.delete(el);
+    el.textContent = "The chart could not be drawn; the summary and the table have the figures.";
+  }
+  function drawWhenNear(el) {
+    loadLibrary().then(() => render(el), () => failed(el));
+  }
+  const observer = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
+    entries.forEach((entry) => {
+      if (!entry.isIntersecting) return;
+      observer.unobserve(entry.target);
+      drawWhenNear(entry.target);
+    });
+  }, {rootMargin: NEAR}) : null;
+
+  // Draws (first call) or updates (later calls) the chart container #chart-<name>: at once when it is drawn
+  // already, else when it comes near the viewport (the latest figure asked for).
   function draw(name, traces, layout) {
     const el = document.getElementById("chart-" + name);
     if (!el) return null;
-    if (!window.Plotly) {
-      el.textContent = "The chart could not be drawn; the summary and the table have the figures.";
-      return null;
-    }
-    const fn = el.dataset.drawn ? window.Plotly.react : window.Plotly.newPlot;
-    fn(el, traces, layoutWith(layout), config);
-    el.dataset.drawn = "1";
+    pending.set(el, [traces, layout]);
+    if (el.dataset.drawn && window.Plotly) render(el);
+    else if (observer) observer.observe(el);
+    else drawWhenNear(el);  // no IntersectionObserver: after the load event
     return el;
   }
 

@@ -6,8 +6,8 @@
 //     the URL keeps the state (history), so a reload or a shared link shows the same board;
 //   - ☆ pins a row to the top of every page (pin=hub,... in the URL);
 //   - ticked rows open in Compare (at most 8);
-//   - Plotly is fetched only once the page has loaded (the table never waits for it), then the chart is drawn
-//     from #board-chart: [[hub_id, accuracy, ci95_low, ci95_high, rank|null, flagged 0/1, reported 0/1,
+//   - the chart (charts.js fetches Plotly after the load event, once the chart is near the viewport: the table
+//     never waits for it) is drawn from #board-chart: [[hub_id, accuracy, ci95_low, ci95_high, rank|null, flagged 0/1, reported 0/1,
 //     precision], ...] (the filtered board's most accurate rows) and its text summary.
 (function () {
   "use strict";
@@ -183,7 +183,6 @@
     const data = chartData();
     if (!data) return;
     M.summarize("leaderboard", data.summary);
-    if (!window.Plotly) return;  // drawn once Plotly has arrived
     const places = data.sealed ? 1 : 2;
     const top = data.rows.map((r) => ({hub: r[0], acc: r[1], lo: r[2], hi: r[3], rank: r[4], flagged: r[5] === 1,
                                        reported: r[6] === 1, precision: r[7]}));
@@ -219,20 +218,10 @@
     }, "x"));
   }
 
-  function loadPlotly() {
-    if (window.Plotly) { drawChart(); return; }
-    const script = document.createElement("script");
-    script.src = region.dataset.plotly;
-    script.onload = drawChart;
-    document.head.appendChild(script);
-  }
-
   // The drawer starts closed (a phone's first screen is for rows); a wide screen has room for the filters.
   const drawer = document.getElementById("filter-drawer");
   if (drawer && !M.narrow()) drawer.open = true;
 
   restorePicks();
-  drawChart();  // the summary now; the chart when Plotly is here
-  if (document.readyState === "complete") loadPlotly();
-  else window.addEventListener("load", loadPlotly, {once: true});
+  drawChart();  // the summary now; the chart once it is near the viewport
 })();
