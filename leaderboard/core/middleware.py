@@ -1,8 +1,9 @@
-"""Middleware: probes answered before host checks, request ids, request latency metrics, NUL refusal, bounds on
-the number of query parameters, and one transaction per request.
+"""Middleware: security headers on every answer, probes answered before host checks, request ids, request latency
+metrics, NUL refusal, bounds on the number of query parameters, and one transaction per request.
 
-Order in MIDDLEWARE: ProbeMiddleware, RequestIdMiddleware, RequestMetricsMiddleware, NulByteMiddleware,
-QueryLimitsMiddleware, then Django's and the sign-in lockout's, and AtomicRequestMiddleware last.
+Order in MIDDLEWARE: SecurityHeadersMiddleware, django-csp's CSPMiddleware, ProbeMiddleware, RequestIdMiddleware,
+RequestMetricsMiddleware, NulByteMiddleware, QueryLimitsMiddleware, then Django's and the sign-in lockout's, and
+AtomicRequestMiddleware last.
 """
 import logging
 import re
@@ -14,6 +15,7 @@ from urllib.parse import parse_qsl, unquote_plus
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpResponse, JsonResponse
+from django.middleware.security import SecurityMiddleware
 
 from . import views
 from .logging import request_id_var
@@ -22,6 +24,26 @@ from .metrics import observe_request
 REQUEST_ID_HEADER = "X-Request-ID"
 SAFE_REQUEST_ID = re.compile(r"[A-Za-z0-9._-]{1,128}")
 access_log = logging.getLogger("leaderboard.access")
+
+
+class SecurityHeadersMiddleware:
+    """SecurityMiddleware's response headers (nosniff, Referrer-Policy, Cross-Origin-Opener-Policy, HSTS over HTTPS)
+    and the Permissions-Policy (settings.PERMISSIONS_POLICY) on every answer. First in MIDDLEWARE, so the answers made
+    before SecurityMiddleware runs get them too: the probes, and the 400s of NUL bytes and too many parameters.
+    SecurityMiddleware stays in its place for what it does to requests (the HTTPS redirect); its headers are only
+    added where missing, so a second pass changes nothing."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.security = SecurityMiddleware(get_response)
+        self.permissions_policy = ", ".join(f"{feature}=({' '.join(allowed)})"
+                                            for feature, allowed in settings.PERMISSIONS_POLICY.items())
+
+    def __call__(self, request):
+        response = self.security.process_response(request, self.get_response(request))
+        if self.permissions_policy:
+            response.headers.setdefault("Permissions-Policy", self.permissions_policy)
+        return response
 
 
 class ProbeMiddleware:

@@ -44,6 +44,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost, so that every answer carries the security headers: the probes and the early 400s below too.
+    "leaderboard.core.middleware.SecurityHeadersMiddleware",  # SecurityMiddleware's headers, Permissions-Policy
+    "csp.middleware.CSPMiddleware",  # Content-Security-Policy (django-csp; CONTENT_SECURITY_POLICY below)
     "leaderboard.core.middleware.ProbeMiddleware",  # /healthz, /readyz, /metrics: before host checks
     "leaderboard.core.middleware.RequestIdMiddleware",
     "leaderboard.core.middleware.RequestMetricsMiddleware",
@@ -61,6 +64,27 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",  # turns a lockout into the 429 page (frontend.views.accounts.locked_out)
     "leaderboard.core.middleware.AtomicRequestMiddleware",  # last: one transaction, rolled back on a 4xx or 5xx
 ]
+
+# Content-Security-Policy (django-csp 4: Django 5.2 has no CSP support of its own; docs/operations.md). The pages run
+# only our static scripts: no inline script, no event-handler attribute, no javascript: URL (JSON data sits in
+# <script type="application/json">, which is never run). style-src allows inline styles because Plotly and Swagger UI
+# set style attributes and inject <style> elements as they draw; a style runs no code and, under default-src and
+# img-src, loads nothing from another site.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:"],  # Plotly's and Swagger UI's icons are data: URLs
+        "object-src": ["'none'"],
+        "frame-ancestors": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+    },
+}
+# Permissions-Policy (core/middleware.py): no page uses a device sensor, the camera, the microphone or payments.
+PERMISSIONS_POLICY = {feature: [] for feature in (
+    "accelerometer", "camera", "geolocation", "gyroscope", "magnetometer", "microphone", "payment", "usb")}
 
 ROOT_URLCONF = "leaderboard.urls"
 WSGI_APPLICATION = "leaderboard.wsgi.application"

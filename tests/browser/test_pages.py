@@ -6,9 +6,10 @@ does not scroll sideways on the phone, every chart holds at least one Plotly tra
 width goes to var/screenshots/.
 """
 import pytest
+from django.urls import reverse
 
-from tests.browser.harness import (AUTH_PAGES, OVERFLOW_TOLERANCE_PX, PHONE, WIDTHS, axe_violations, chart_report,
-                                   frontend_routes, horizontal_overflow, needs_chromium, new_page, page_url,
+from tests.browser.harness import (AUTH_PAGES, DESKTOP, OVERFLOW_TOLERANCE_PX, PHONE, WIDTHS, axe_violations,
+                                   chart_report, frontend_routes, horizontal_overflow, needs_chromium, new_page, page_url,
                                    screenshot_dir, session_cookie_for, small_chart_text, table_problems,
                                    wait_for_charts)
 
@@ -102,3 +103,33 @@ def test_it_works(route, browser, live_server, site, author):
         finally:
             page.context.close()
     assert not failures, "\n".join(failures)
+
+
+# Every Content-Security-Policy violation, as the page's own listener sees it (issue 38, finding 10).
+CSP_LISTENER = """window.__cspViolations = [];
+document.addEventListener("securitypolicyviolation", (e) => window.__cspViolations.push(
+    `${e.effectiveDirective} refused ${e.blockedURI || "inline"} at ${e.sourceFile || "the page"}:${e.lineNumber}`));"""
+
+
+@pytest.mark.browser
+@needs_chromium
+@pytest.mark.django_db(transaction=True, serialized_rollback=True)
+def test_the_chart_pages_and_the_api_docs_break_no_content_security_policy(browser, live_server, site):
+    """Plotly draws and Swagger UI starts under the site's policy: no script, style or image it needs is refused.
+    test_it_works fails any page whose console reports a violation; this names the directive and the file, on the pages
+    drawing the most kinds of chart."""
+    charted = [page_url(r, site) for r in ROUTES if r.name in ("leaderboard", "model-detail", "compare", "topic-detail")]
+    assert len(charted) == 4, charted
+    violations = []
+    for url in [*charted, reverse("api-docs")]:
+        page, problems = new_page(browser, live_server.url, DESKTOP)
+        page.add_init_script(CSP_LISTENER)
+        try:
+            response = page.goto(url, wait_until="load")
+            assert "script-src 'self'" in response.headers["content-security-policy"]
+            wait_for_charts(page)
+            violations += [f"{url}: {v}" for v in page.evaluate("window.__cspViolations")]
+            violations += [f"{url}: {p}" for p in problems.items if "Content Security Policy" in p]
+        finally:
+            page.context.close()
+    assert not violations, "\n".join(violations)
