@@ -1,4 +1,4 @@
-"""/accounts/: sign-in, sign-out, sign-up with e-mail confirmation and password reset, in the site's templates.
+"""/accounts/: sign-in, sign-out, sign-up with e-mail confirmation, password reset and change, in the site's templates.
 Django's auth views under their usual names (LOGIN_URL, the reset e-mail's link); the admin app's registration
 templates would win over ours by app order, so each view names its template. Sign-in failures are counted by
 django-axes (its backend and middleware, settings AXES_*); sign-up, reset and confirmation by frontend/throttles.py."""
@@ -32,4 +32,8 @@ urlpatterns = [
         name="password_reset_confirm"),
     path("reset/done/", auth_views.PasswordResetCompleteView.as_view(template_name=_t("password_reset_complete")),
          name="password_reset_complete"),
+    path("password_change/", auth_views.PasswordChangeView.as_view(template_name=_t("password_change_form")),
+         name="password_change"),
+    path("password_change/done/", auth_views.PasswordChangeDoneView.as_view(
+        template_name=_t("password_change_done")), name="password_change_done"),
 ]

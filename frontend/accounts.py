@@ -20,6 +20,7 @@ from django.utils.crypto import constant_time_compare
 from django.utils.encoding import force_str
 from django.utils.http import base36_to_int, urlsafe_base64_decode
 
+from leaderboard.core.api_tokens import token_revoke_all
 from leaderboard.submissions.models import NamespaceGrant, Submission
 from leaderboard.submissions.selectors import name_holders
 
@@ -133,3 +134,12 @@ def signup_confirm(*, uidb64, token):
 
 def is_unconfirmed(user) -> bool:
     return unconfirmed().filter(pk=user.pk).exists()
+
+
+def revoke_tokens_on_new_password(sender, instance, created, **kwargs):
+    """A new password revokes every API token of the account, as it ends the account's sessions: whoever held the old
+    password may have made a token with it. Connected to the user model's post_save (apps.py), so every way of setting
+    one does it: the reset link, the change page, the admin's forms, manage.py changepassword. `_password` is how
+    Django itself tells a new password (set_password) from a re-hash of the same one on sign-in, which keeps them."""
+    if not created and getattr(instance, "_password", None) is not None:
+        token_revoke_all(user=instance)
