@@ -14,6 +14,7 @@ from django.db.models import Count
 from django.test import Client
 
 from leaderboard.benchmarks.crypto import sealed_hash_keys
+from leaderboard.benchmarks.sealed_grid import publish
 from leaderboard.benchmarks.models import Question
 from leaderboard.core import api_tokens
 from leaderboard.devices.services import report_create
@@ -37,7 +38,8 @@ pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True),
 PATHS = ["/", "/leaderboard/", "/leaderboard/on-device/", "/leaderboard/on-device/devices/", "/compare/",
          "/mobile-vs-general/", "/topics/", "/mrscore/", "/contamination/", "/queue/",
          "/api/v1/benchmarks/", "/api/v1/leaderboard/", "/api/v1/leaderboard/on-device/",
-         "/api/v1/leaderboard/submitted-predictions/", "/api/v1/results/topics.csv", "/api/v1/contamination/",
+         "/api/v1/leaderboard/submitted-predictions/", "/api/v1/leaderboard/?format=csv",
+         "/api/v1/results/topics.csv?benchmark=mobile-mmlu", "/api/v1/contamination/", "/api/v1/contamination/?format=csv",
          "/api/v1/contamination/history/", "/api/v1/mobile-vs-general/", "/api/v1/mobile-vs-general/correlation/",
          "/api/v1/mrscore/jobs/", "/api/v1/mrscore/distribution/", "/api/v1/device-reports/",
          "/api/v1/device-reports/speeds/", "/api/v1/device-reports/board/"]
@@ -68,7 +70,8 @@ def responses(client) -> dict:
     out = {}
     for path in PATHS:
         response = client.get(path)
-        out[path] = (response.status_code, PER_REQUEST.sub(rb'\1=""', response.content))
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        out[path] = (response.status_code, PER_REQUEST.sub(rb'\1=""', body))
     return out
 
 
@@ -89,8 +92,12 @@ def test_a_restored_backup_is_the_same_site(site, tmp_path, score):  # noqa: F81
         run = score("org/gamma", "test", 240)
         assert run.status == RunStatus.SUCCEEDED
         cache.clear()
-        rows = Client().get("/api/v1/leaderboard/").json()
-        assert "org/gamma" in str(rows)
+        response = Client().get("/api/v1/leaderboard/?split=test")
+        assert response.status_code == 200, response.content
+        rows = response.json()["results"]
+        (row,) = [row for row in rows if row["hub_id"] == "org/gamma"]
+        published = publish(240, row["n"])
+        assert (row["correct"], row["accuracy"], row["grid"]) == (None, published.percent, published.grid_points)
     assert db_snapshot() == before  # the test database itself was never touched
 
 
