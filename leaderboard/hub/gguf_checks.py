@@ -14,7 +14,8 @@ the file's sha256 (the LFS object id the hub lists). Requests, none of them a do
 It runs in the web process on an untrusted file, so the whole intake is bounded (``IntakeLimits``, issue 38): a
 split file's part count, read from its name, is capped before the hub is asked (GGUF_TOO_MANY_PARTS); every hub
 request is counted against a budget (GGUF_TOO_MANY_REQUESTS) and asked only before a deadline, which also caps each
-request's timeout and each header's parse time (GGUF_INTAKE_TOO_SLOW).
+request's timeout and each header's parse time (GGUF_INTAKE_TOO_SLOW); ``HeaderLimits.max_seconds`` is the parse
+time of every part's header together (GGUF_HEADER_TOO_SLOW).
 
 Checks, in order: the part count (GGUF_TOO_MANY_PARTS, GGUF_SPLIT_INCOMPLETE for a later part or a count of 0); the
 file exists (GGUF_NOT_FOUND); every part exists (GGUF_SPLIT_INCOMPLETE); the size cap (GGUF_TOO_LARGE); the first
@@ -69,6 +70,7 @@ NON_LFS_MAX_BYTES = 10 << 20  # the hub keeps files over 10 MB in LFS: a smaller
 RUNNABLE_ARCHITECTURES = frozenset(gguf.MODEL_ARCH_NAMES.values()) - {"clip"}
 HF_URL = re.compile(r"^https?://(?:www\.)?(?:huggingface\.co|hf\.co)/(?P<id>[\w.-]+/[\w.-]+)/?$")
 _clock = time.monotonic  # the intake's deadline is on this clock (a test moves it)
+_cpu = time.thread_time  # the CPU time of parsing the parts' headers, all together
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,8 @@ def check_gguf(ref: ModelRef, gguf_file: str, *, max_bytes: int, token: str | bo
     _check_kv(header, architecture, where)
     headers = {gguf_file: header}
     for index, name in enumerate(names[1:], start=1):
-        headers[name] = _header(client, ref, info, name, listing[name][0], where, limits)
+        part = f"{name} (part {index + 1} of {len(names)}) in {ref.hub_id} at {sha[:12]}"
+        headers[name] = _header(client, ref, info, name, listing[name][0], part, limits)
         _check_part(headers[name], index, names, where)
     tensors = [t for h in headers.values() for t in h.tensors]
     params = sum(t.elements for t in tensors)
@@ -238,7 +241,7 @@ class _Budget:
     the deadline (``intake.max_seconds`` from the start); the hub client's own timeout is cut to what is left."""
 
     def __init__(self, client, intake: IntakeLimits, what: str):
-        self.client, self.intake, self.what, self.used = client, intake, what, 0
+        self.client, self.intake, self.what, self.used, self.parsed = client, intake, what, 0, 0.0
         self.deadline = _clock() + intake.max_seconds
         self.hub, self.timeout = isinstance(client, HubClient), getattr(client, "timeout", None)
 
@@ -331,35 +334,50 @@ def _part_names(gguf_file: str, count: int, files: set[str], where: str) -> list
 def _header(client: _Budget, ref: ModelRef, info, name: str, size: int, where: str,
             limits: HeaderLimits) -> GGUFHeader:
     """The header of ``name``, read by ranges as the parser asks, never past ``limits.max_bytes``: NOT_GGUF,
-    GGUF_TRUNCATED and the HeaderLimits codes; its parse time also within what is left of the intake's."""
+    GGUF_TRUNCATED and the HeaderLimits codes; its parse time within what the parts before left of
+    ``limits.max_seconds`` and of the intake's deadline. ``where``: the part, in messages."""
 
     def read_more(have: int, at_least: int) -> bytes:
         target = min(max(at_least, 2 * have, FIRST_READ), size, limits.max_bytes)
         with _refusing(client, ref, gate_mode=info.gated):
             return client.read_range(ref.hub_id, name, info.sha, start=have, end=target - 1)
 
-    left = client.left()
+    # limits.max_seconds is the parse time of every part's header together; CPU time never exceeds wall time, so
+    # a parse stopped by what is left of the deadline means the deadline has passed
+    left, cpu_left = client.left(), limits.max_seconds - client.parsed
     if left <= 0:
         raise client.too_slow()
-    capped = left < limits.max_seconds  # CPU time never exceeds wall time: past the cap, the deadline has passed
+    if cpu_left <= 0:
+        raise _parts_too_slow(where, limits)
+    started = _cpu()
     try:
-        header = parse_header(b"", file_size=size, limits=replace(limits, max_seconds=min(limits.max_seconds, left)),
+        header = parse_header(b"", file_size=size, limits=replace(limits, max_seconds=min(cpu_left, left)),
                               read_more=read_more)
     except MoreBytesNeeded:
         raise SubmissionRefused(HUB_UNAVAILABLE, f"the hub sent fewer bytes of {name} than asked",
                                 NETWORK_HINT) from None
     except HeaderOverLimit as over:
-        if over.code == GGUF_HEADER_TOO_SLOW and capped:
+        if over.code == GGUF_HEADER_TOO_SLOW and left < cpu_left:
             raise client.too_slow() from None
+        if over.code == GGUF_HEADER_TOO_SLOW and cpu_left < limits.max_seconds:
+            raise _parts_too_slow(where, limits) from None
         raise SubmissionRefused(over.code, f"{where}: {over.detail}", _LIMIT_HINTS[over.code]) from None
     except HeaderUnreadable as bad:
         raise _unreadable(bad, where) from None
+    finally:
+        client.parsed += _cpu() - started
     end = header.data_end()
     if end is not None and end > size:
         raise SubmissionRefused(GGUF_TRUNCATED, f"{where} ends at byte {size:,}, before its tensor data does "
                                                 f"(byte {end:,}): the upload is incomplete",
                                 "upload the whole file again and submit that revision")
     return header
+
+
+def _parts_too_slow(where: str, limits: HeaderLimits) -> SubmissionRefused:
+    return SubmissionRefused(GGUF_HEADER_TOO_SLOW, f"{where}: reading the headers of its parts took over "
+                                                   f"{limits.max_seconds:g} s of CPU time together",
+                             _LIMIT_HINTS[GGUF_HEADER_TOO_SLOW])
 
 
 _RECONVERT = "convert the model again with llama.cpp's convert_hf_to_gguf.py (and llama-quantize), which never write this"

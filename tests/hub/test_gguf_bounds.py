@@ -161,6 +161,17 @@ def test_the_deadline_caps_the_parse_time_of_a_header(fake_hub, monkeypatch):
     assert 0 < seen[0].max_seconds <= 1.5
 
 
+def test_the_parse_time_of_every_part_is_one_budget(fake_hub, monkeypatch):
+    """HeaderLimits.max_seconds is the CPU time of all the parts' headers together, not of each: a CPU clock that
+    moves 1 s a look spends the 2 s on two parts, and the third is never read."""
+    repo = _repo(fake_hub, split_parts(8))
+    ticks = itertools.count(step=1.0)
+    monkeypatch.setattr(gguf_checks, "_cpu", lambda: next(ticks))
+    _refused(lambda: check_gguf(ModelRef(repo), "m-00001-of-00008.gguf", max_bytes=GB), "GGUF_HEADER_TOO_SLOW",
+             "m-00003-of-00008.gguf (part 3 of 8)", "took over 2 s of CPU time together")
+    assert _part_reads(fake_hub) == {"m-00001-of-00008.gguf", "m-00002-of-00008.gguf"}
+
+
 # --- finding 7: what llama.cpp refuses is refused ------------------------------------------------------------------
 
 def _one_tensor(keys: list[bytes], pad: int = 0) -> bytes:
