@@ -134,8 +134,8 @@ def check_gguf(ref: ModelRef, gguf_file: str, *, max_bytes: int, token: str | bo
                limits: HeaderLimits = DEFAULT_LIMITS, intake: IntakeLimits = DEFAULT_INTAKE, timeout: float = 15.0,
                client=None) -> GGUFFacts:
     """May the GGUF file ``gguf_file`` of ``ref`` (a validated id and revision) be evaluated? ``max_bytes``: the
-    size cap of the file (all its parts); ``limits``: what one part's header may cost; ``intake``: what the whole
-    check may cost. ``client``: what answers in the hub's place (HubClient's model_info, files_info, read_range,
+    size cap of the file (all its parts); ``limits``: what a part's header may cost (its parse time: every part's
+    together); ``intake``: what the whole check may cost. ``client``: what answers in the hub's place (HubClient's model_info, files_info, read_range,
     read_file), e.g. the demo's local copy of a published file (leaderboard/demo/local_hub.py); the hub itself by
     default."""
     count = _part_count(ref, gguf_file, intake)  # before any request: the name alone says how many parts
