@@ -7,13 +7,15 @@
    validation run each, bulk-inserted as scoring writes them (ModelEntry, EvaluationRun, RunResult, and
    ResultAggregate rows for overall / 9 categories / 27 subcategories / 80 topics with the real taxonomy's
    population sizes), then ANALYZE (see tests/browser/page_weight.py).
-2. Weight: what a browser downloads for the leaderboard (HTML with its first page of rows, the page's own JS and
-   CSS, anything it fetches), gzip and brotli, Plotly excluded; against the 300 KB budget of issue 7.
+2. Weight: everything a browser downloads for the leaderboard on a phone's screen, compressed as production sends it
+   (tests/browser/page_weight.py): the first view (HTML with its first page of rows, the page's own JS and CSS,
+   anything it fetches) against issue 7's 300 KB and issue 39's 60 KB of JS, then the chart library fetched once the
+   chart is scrolled near, against issue 39's 400 KB.
 3. First rows without the chart library (Chromium, every request answered in-process): the leaderboard loaded
    (a) as it is and (b) with every request for Plotly held unanswered for good. Times from navigation start:
    first contentful paint, the first table row in the document, DOMContentLoaded, load, when Plotly was asked
-   for and when the chart was drawn; against the sign-in page's first paint in the same run. (b)/(a) near 1
-   means the rows never wait for the chart library.
+   for and when the chart was drawn (in (a) the chart is scrolled to as soon as the page has loaded); against the
+   sign-in page's first paint in the same run. (b)/(a) near 1 means the rows never wait for the chart library.
 4. Server time: p50/p95 of GETs through Django's test client (the whole middleware stack, no network) against
    baselines measured in the same run (/healthz and the sign-in page, a trivial template page): the board warm
    (its rows cached per board state), filtered, sorted, a later page, the fragment the page script swaps in,
@@ -127,7 +129,8 @@ def browser_timings(client, browser, path, *, hold_plotly, wait_chart):
         page.route("**/*", handle)
         started = time.perf_counter()
         page.goto(ORIGIN + path, wait_until="load")
-        if wait_chart:
+        if wait_chart:  # scrolled to at once, as a reader would: charts.js draws a chart once it is near
+            page.locator("#chart-leaderboard").scroll_into_view_if_needed()
             page.wait_for_function("() => window.__marks && window.__marks.chart", timeout=30_000)
         else:
             page.wait_for_timeout(500)
@@ -261,8 +264,7 @@ def main():
         from leaderboard.benchmarks.demo import demo_import
         from leaderboard.core.cache_generation import results_changed
         from tests.browser.harness import CHROMIUM, chromium, leaderboard_path
-        from tests.browser.page_weight import (BUDGET_BYTES, brotli, budget_total, many_models_seed, page_weight,
-                                               report)
+        from tests.browser.page_weight import budget_problems, many_models_seed, page_weight, report
 
         cache.clear()
         start = time.perf_counter()
@@ -294,12 +296,8 @@ def main():
         how = "requests Chromium made" if use_browser else "the HTML's script/stylesheet tags (no Chromium)"
         print(f"\n== transfer size ({how}) ==")
         print(report(transfers))
-        total_gz = budget_total(transfers)
-        line = f"gzip {total_gz:,} B = {total_gz / BUDGET_BYTES:.2f} x the {BUDGET_BYTES:,} B budget"
-        if brotli:
-            total_br = budget_total(transfers, "brotli")
-            line += f"; brotli {total_br:,} B = {total_br / BUDGET_BYTES:.2f} x"
-        print(line + ("  -> within budget" if total_gz <= BUDGET_BYTES else "  -> OVER BUDGET"))
+        problems = budget_problems(transfers)
+        print("-> within every budget" if not problems else "-> OVER BUDGET: " + "; ".join(problems))
 
         if use_browser:
             first_rows_report(client, path)
