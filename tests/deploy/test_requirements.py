@@ -44,6 +44,16 @@ def test_it_keeps_heavy_packages_out_of_the_web_requirements():
     assert "prometheus-client" in {n.replace("_", "-") for n in names}
 
 
+def test_the_web_image_can_write_brotli_static_files():
+    """WhiteNoise's collectstatic writes a .br beside each .gz only where brotli is installed: the web image installs
+    it from its lock (tests/deploy/test_static_files.py checks what a production collectstatic writes)."""
+    from tests.deploy.test_locks import pins
+
+    web = pins("web")
+    assert "brotli" in web and "whitenoise" in web, "requirements/web.lock: no brotli, so production serves gzip only"
+    assert "brotli" in requirements("requirements.txt"), "brotli belongs to the web requirements, not the dev ones"
+
+
 @pytest.mark.slow
 def test_it_installs_the_web_requirements_in_a_clean_virtualenv_without_torch(tmp_path):
     """What `pip install -r requirements/web.lock` in the web image would install, resolved in a fresh venv
