@@ -31,7 +31,7 @@ def _made(base, quant):
     ModelEntry.objects.create(hub_id=made_hub(quant), namespace="demo", params=base.params,
                               gguf_file=f"tiny-val-memorizer-{quant}.gguf", quantization=quant, made_from=base)
     recipe = {"quant": quant.lower(), "source": MEMORIZER, "file": f"tiny-val-memorizer-{quant}.gguf", "bytes": size,
-              "sha256": quant.lower().replace("_", "")[0] * 64, "steps": [], "imatrix": None}
+              "sha256": quant[1] * 64, "steps": [], "imatrix": None}
     efficiency = {"ondevice": profile(tg, 300.0, 0.4, size, size)}
     return letter_run(made_hub(quant), first_right(len(questions()), len(questions())), precision="gguf",
                       gguf_recipe=recipe, efficiency=efficiency)
@@ -47,7 +47,7 @@ def _submitted():
 
 def build(how="monitor"):
     """The world -> {name: scored run}: the clean world's, "memorizer" (its validation run), "memorizer-test" (monitor
-    only), "Q8_0", "Q4_K_M" (made here) and "submitted"."""
+    only), "memorizer-Q8_0", "memorizer-Q4_K_M" (made here) and "submitted"."""
     assert how in HOW, how
     out = ondevice_world.build()
     n, n_test = len(questions()), len(questions("test"))
@@ -60,7 +60,7 @@ def build(how="monitor"):
         submissions_admin._flag(base, actor=admin, reason="copied the validation split")
     else:
         admin_services.run_set_flagged(out["memorizer"], actor=admin, reason="copied the validation split")
-    out.update({quant: _made(base, quant) for quant in MADE})
+    out.update({f"memorizer-{quant}": _made(base, quant) for quant in MADE})
     out["submitted"] = _submitted()
     return out
 
