@@ -10,7 +10,6 @@ import pytest
 from leaderboard.devices.device_fields import device_key, invisible, parse_device
 from leaderboard.devices.models import DeviceReport
 from leaderboard.devices.refusals import BIDI_CONTROLS, MALFORMED
-from tests.devices import world
 from tests.devices.test_pages import upload
 
 PLAIN = {"make": "Acme", "model": "Tiny PP", "chip": "A1", "ram_gb": 8, "os_version": "Android 14", "charging": False}
@@ -29,7 +28,6 @@ def test_invisible_characters_make_no_second_device(files, post, accounts):
     assert set(DeviceReport.objects.values_list("device_key", flat=True)) == {"acme tiny pp"}
     report = DeviceReport.objects.get(pk=made["id"])
     assert (report.make, report.device_model, report.chip) == ("Acme", "Tiny PP", "A1")  # nothing invisible stored
-    assert world.HUB  # the measured file's reports
 
 
 def _format_characters():
@@ -49,8 +47,7 @@ def test_every_format_character_of_the_bmp_is_folded_out_or_refused():
         elif problems or (device.make, device.model, device.chip, device.os_version) != (
                 "Acme", "Tiny PP", "A1", "Android 14") or device.key != "acme tiny pp":
             wrong.append(f"U+{ord(char):04X} {unicodedata.name(char, '?')}: {problems or device}")
-        if device_key(f"Ac{char}me", "Tiny PP") not in ("acme tiny pp",) and \
-                unicodedata.bidirectional(char) not in BIDI_CONTROLS:
+        if device_key(f"Ac{char}me", f"Tiny{char} PP") != "acme tiny pp":  # bidi controls too: the key is a key
             wrong.append(f"U+{ord(char):04X} stays in the device key")
     assert not wrong, wrong
 
