@@ -27,6 +27,7 @@ from leaderboard.results.models import RunResult
 from leaderboard.scoring import services as scoring
 from tests.contamination.conftest import answers, people, score, spread, submit, version  # noqa: F401  (fixtures)
 from tests.devices import world as device_world
+from tests.evaluations.test_evaluate import CrashAfter
 from tests.evaluator.test_engine import RecordingBackend
 from tests.mrscore.conftest import judge_server  # noqa: F401  (fixture)
 from tests.support.backups import backup, restored_database
@@ -50,11 +51,9 @@ PER_REQUEST = re.compile(rb'(nonce|csrfmiddlewaretoken" value|csrf-token" conten
 def site(demo_loaded, people, submit, judge_server, settings):  # noqa: F811
     """Sealed and open runs with chunks, results, aggregates, Δ points and Ladder decisions, a flag and its audit
     record, an API token, device reports, and an MRScore job."""
-    alpha, _ = submit(people["victim"], "org/alpha", {"validation": 300, "test": 260})
-    submit(people["victim"], "org/beta", {"validation": 200, "test": 150})
-    submit(people["victim"], "org/alpha", {"validation": 330, "test": 290}, revision="b" * 40)
-    admin_services.run_set_flagged(EvaluationRun.objects.get(model_ref="org/beta", split="validation"),
-                                   actor=people["root"], reason="a spike on one topic")
+    _, first = submit(people["victim"], "org/alpha", {"validation": 300, "test": 260})
+    submit(people["victim"], "org/alpha", {"validation": 330, "test": 290}, revision="b" * 40)  # a Ladder decision
+    admin_services.run_set_flagged(first["validation"], actor=people["root"], reason="a spike on one topic")
     api_tokens.token_create(user=people["victim"])
     device_world.build()
     report_create(user=people["victim"], llama_bench=device_world.captured(), device=device_world.DEVICE,
@@ -146,7 +145,7 @@ def test_interrupted_runs_resume_after_a_restore(demo_loaded, tmp_path, score, s
     lifecycle.run_enqueue(run=half, route=True)
     services.run_claim(run=half)
     with pytest.raises(RuntimeError, match="worker lost"):
-        services.run_predict(run=half, backend=CrashAfter(2), measure=False)
+        services.run_predict(run=half, backend=CrashAfter(RecordingBackend(), 2), measure=False)
     assert PredictionChunk.objects.filter(run=half).count() == 2
     result_before = RunResult.objects.filter(run=done).values_list("pk", "scored_at").get()
 
@@ -175,16 +174,3 @@ def test_interrupted_runs_resume_after_a_restore(demo_loaded, tmp_path, score, s
         assert list(RunResult.objects.filter(run=done).values_list("pk", "scored_at")) == [result_before]
         assert RunResult.objects.filter(run_id=half.pk).count() == 1
 
-
-class CrashAfter(RecordingBackend):
-    """Predicts `left` chunks, then its worker is lost."""
-
-    def __init__(self, left):
-        super().__init__()
-        self.left = left
-
-    def letter_logprobs(self, prompts, **kw):
-        if self.left == 0:
-            raise RuntimeError("worker lost")
-        self.left -= 1
-        return super().letter_logprobs(prompts, **kw)
