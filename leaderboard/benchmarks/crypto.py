@@ -49,14 +49,23 @@ def encrypt_answer(letters: str) -> bytes:
     return _current_cipher().encrypt(letters.encode("ascii"))
 
 
+UNOPENED = ("A sealed answer could not be decrypted with SEALED_ANSWER_KEYS; was the key rotated without keeping "
+            "the old one in the list?")
+
+
 def decrypt_answer(token: bytes) -> str:
     try:
         return _current_cipher().decrypt(bytes(token)).decode("ascii")
     except InvalidToken:
-        raise SealedKeyError(
-            "A sealed answer could not be decrypted with SEALED_ANSWER_KEYS; was the key rotated "
-            "without keeping the old one in the list?"
-        ) from None
+        raise SealedKeyError(UNOPENED) from None
+
+
+def rotate_answer(token: bytes) -> bytes:
+    """``token`` encrypted again with the current (first) key, whichever configured key opens it."""
+    try:
+        return _current_cipher().rotate(bytes(token))
+    except InvalidToken:
+        raise SealedKeyError(UNOPENED) from None
 
 
 SPLIT_HASH_LABEL = b"mobile-mmlu-leaderboard sealed split content hash v1"

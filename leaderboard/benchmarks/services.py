@@ -14,7 +14,7 @@ from leaderboard.core.errors import DomainError
 from . import selectors
 from .content_hashes import (BULK_BATCH, split_content_hash, split_hash_match, stored_questions,
                              version_content_hash)
-from .crypto import current_key_fingerprint, encrypt_answer
+from .crypto import current_key_fingerprint, encrypt_answer, rotate_answer
 from .importers.errors import BenchmarkImportError, ImportProblem, ProblemCollector
 from .importers.hub import download_hub_dataset
 from .importers.readers import read_answer_key, read_folder, read_table_file
@@ -66,9 +66,11 @@ def split_hash_refresh(*, version: BenchmarkVersion, split: str) -> str:
 
 @transaction.atomic
 def sealed_hashes_rekey(*, benchmark_slug: str | None = None) -> list[str]:
-    """Replace every legacy (unkeyed) sealed split hash by the keyed one, on versions and their runs.
+    """Replace every legacy (unkeyed) sealed split hash by the keyed one, on versions and their runs; after a key
+    rotation, key again hashes made under an older key and encrypt again answers sealed under one, with the
+    current (first) key of SEALED_ANSWER_KEYS, so that the old key can then be removed.
 
-    Only labels change: the stored content must hash to the legacy value exactly, or the split is reported
+    Only labels and ciphertext change: the stored content must hash to the old label exactly, or the split is reported
     and left alone. Idempotent. Returns one line per sealed split looked at."""
     versions = BenchmarkVersion.objects.select_for_update().select_related("benchmark").order_by("benchmark", "number")
     if benchmark_slug:
@@ -78,19 +80,38 @@ def sealed_hashes_rekey(*, benchmark_slug: str | None = None) -> list[str]:
         for split in sorted(set(version.split_hashes) & set(SEALED_SPLITS)):
             questions = stored_questions(version=version, split=split)
             match = split_hash_match(version.split_hashes[split], questions, sealed=True)
-            if match == "legacy":
-                _set_split_hash(version, split, split_content_hash(questions, sealed=True))
-                changed = True
-                lines.append(f"{version} {split}: the unkeyed hash was replaced by the keyed hash (runs relabelled)")
-            elif match is None:
+            if match is None:
                 lines.append(f"{version} {split}: the stored hash matches no hash of the stored questions; left "
                              "as it is (check SEALED_ANSWER_KEYS)")
-            else:
-                lines.append(f"{version} {split}: already keyed; nothing changed")
+                continue
+            done = []
+            if match in ("legacy", "rotated"):
+                _set_split_hash(version, split, split_content_hash(questions, sealed=True))
+                done.append("the unkeyed hash was replaced by the keyed hash (runs relabelled)" if match == "legacy"
+                            else "its hash was keyed again with the current key (runs relabelled)")
+            if _answers_reencrypt(version, split):
+                done.append(f"its answers were encrypted again with the current key ({version.sealed_key_fingerprint})")
+            changed = changed or bool(done)
+            lines.append(f"{version} {split}: {'; '.join(done) or 'already keyed; nothing changed'}")
     if changed:
         transaction.on_commit(results_changed)  # cached API responses show dataset hashes
     return lines
 
+
+
+def _answers_reencrypt(version: BenchmarkVersion, split: str) -> bool:
+    """After a key rotation: a version sealed under an older key of SEALED_ANSWER_KEYS gets its answers encrypted
+    with the current one, so the old key can leave the list. Contents and decrypted answers are unchanged."""
+    current = current_key_fingerprint()
+    if version.sealed_key_fingerprint == current:
+        return False
+    questions = list(version.questions.filter(split=split).only("pk", "answer_sealed"))
+    for question in questions:
+        question.answer_sealed = rotate_answer(question.answer_sealed)
+    Question.objects.bulk_update(questions, ["answer_sealed"], batch_size=BULK_BATCH)
+    version.sealed_key_fingerprint = current
+    version.save(update_fields=["sealed_key_fingerprint"])
+    return True
 
 
 def _check_split_flags(split: str, sealed: bool):

@@ -12,7 +12,10 @@ from django.core.management.base import SystemCheckError
 
 from leaderboard.benchmarks import checks
 from leaderboard.benchmarks.crypto import _cipher, key_fingerprint
+from leaderboard.benchmarks.content_hashes import split_hash_match, stored_questions
 from leaderboard.benchmarks.models import BenchmarkVersion
+from leaderboard.evaluations.models import EvaluationRun
+from leaderboard.evaluations.selectors import answer_key
 from tests.support.backups import REPO, database_url, empty_database
 
 OTHER = Fernet.generate_key().decode()
@@ -100,3 +103,30 @@ def test_it_lets_migrate_start_on_an_empty_database(db):
                                      "DJANGO_SETTINGS_MODULE": "leaderboard.settings.test"})
     assert result.returncode == 0, result.stderr
     assert "no issues" in result.stdout
+
+
+def test_a_rotation_with_rekey_sealed_hashes_lets_the_old_key_go(demo_loaded, settings, data_key, capsys):
+    """New key first, old one kept; rekey_sealed_hashes then moves the sealed answers and hashes to the new key, after
+    which the old key can leave the list (before, the start-up check refuses a list without it)."""
+    version = BenchmarkVersion.objects.filter(questions__split="test").distinct().get()
+    key_before = answer_key(version=version, split="test")
+    run = EvaluationRun.objects.create(benchmark_version=version, split="test", model_ref="org/m",
+                                       dataset_hash=version.split_hashes["test"])
+    settings.SEALED_ANSWER_KEYS = [OTHER]
+    with pytest.raises(SystemCheckError, match=key_fingerprint(data_key)):
+        call_command("check")  # dropped too early
+
+    settings.SEALED_ANSWER_KEYS = [OTHER, data_key]
+    call_command("rekey_sealed_hashes")
+    assert "answers were encrypted again with the current key" in capsys.readouterr().out
+    settings.SEALED_ANSWER_KEYS = [OTHER]  # the old key retired
+    call_command("check")
+    version.refresh_from_db()
+    run.refresh_from_db()
+    assert version.sealed_key_fingerprint == key_fingerprint(OTHER)
+    assert answer_key(version=version, split="test") == key_before
+    questions = stored_questions(version=version, split="test")
+    assert split_hash_match(version.split_hashes["test"], questions, sealed=True) == "current"
+    assert run.dataset_hash == version.split_hashes["test"]  # the run's label follows
+    call_command("rekey_sealed_hashes")
+    assert "already keyed; nothing changed" in capsys.readouterr().out
