@@ -194,5 +194,7 @@ def test_the_contamination_api_is_cached_until_results_change(client, make_run, 
     assert again.content == first.content and not_modified.status_code == 304
     make_run("org/alpha", 320, revision="b" * 40)  # a new validation run: a new generation
     make_run("org/alpha", 321, revision="b" * 40, split="test")
+    updating = client.get(path)  # the previous answer at once, said to be updating; recomputed after it
+    assert updating["X-Board-Updating"] == "1" and updating["ETag"] == first["ETag"]
     after = client.get(path)
     assert after["ETag"] != first["ETag"] and after.content != first.content
