@@ -19,7 +19,7 @@ def test_it_works(client, make_run):
     scatter = data["scatter"]
     assert len(scatter["paper_mmlu"]) == 22 and len(scatter["paper_mobile_mmlu"]) == 22
     measured = {p[0]: p for p in scatter["measured"]}
-    assert measured["org/beta"][1:] == [8.0, round(100 * 200 / 480, 2), 1]
+    assert measured["org/beta"][1:] == [8.0, round(100 * 200 / 480, 2), 1, 0]  # chosen, not flagged
     assert_charts(response, "heatmap", "scatter")
     assert "widest gap" in text(response)
 

@@ -93,7 +93,8 @@ def test_the_base_models_page_and_api_list_its_files(client, world):
 def test_a_model_with_no_gguf_file_has_no_section(client, world):
     letter_run("org/lonely", base_letters(world["n"]))
     assert on_device(client, "org/lonely").json() == {"hub_id": "org/lonely", "role": "", "rows": [],
-                                                      "note": quantization_truth.OPEN_SPLIT_NOTE}
+                                                      "note": quantization_truth.OPEN_SPLIT_NOTE, "flagged": False,
+                                                      "possible_contamination": False, "flagged_via": ""}
     assert 'id="on-device"' not in client.get(reverse("model-detail", args=["org/lonely"])).content.decode()
 
 

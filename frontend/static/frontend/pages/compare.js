@@ -1,7 +1,7 @@
 // Compare page. Expects #page-data (frontend/payloads/compare.py):
 //   {heatmap: {models: [hub_id], topics: [name], slugs: [slug], z: [[accuracy|null per topic] per model],
 //              n: [[questions per topic] per model]},
-//    scatter: {benchmark, measured: [[hub_id, params_b, accuracy, chosen 0/1]],
+//    scatter: {benchmark, measured: [[hub_id, params_b, accuracy, chosen 0/1, flagged 0/1 (only where chosen)]],
 //              paper_mobile_mmlu: [[hub_id, params_b, accuracy]], paper_mmlu: [[hub_id, params_b, accuracy]]}}
 (function () {
   "use strict";
@@ -47,7 +47,7 @@
   const chosen = s.measured.filter((p) => p[3]), others = s.measured.filter((p) => !p[3]);
   const points = (rows, name, color, symbol, size, extra) => Object.assign({
     type: "scatter", mode: "markers", name: name, x: rows.map((p) => p[1]), y: rows.map((p) => p[2]),
-    hovertext: rows.map((p) => M.esc(p[0])), marker: {color: color, symbol: symbol, size: size, line: {width: 1, color: color}},
+    hovertext: rows.map((p) => M.esc(p[0]) + (p[4] ? " ⚑ flagged" : "")), marker: {color: color, symbol: symbol, size: size, line: {width: 1, color: color}},
     hovertemplate: "%{hovertext}<br>%{x}B parameters · %{y}%<extra>" + M.esc(name) + "</extra>",
   }, extra || {});
   const traces = [];
@@ -56,7 +56,7 @@
   traces.push(points(s.paper_mobile_mmlu, "paper: Mobile-MMLU", P.orange, "diamond", 8));
   traces.push(points(chosen, "compared (measured here, " + s.benchmark + ")", P.blue, "circle", 11,
                      {mode: "markers+text", textposition: "top center", textfont: {size: M.MIN_FONT},
-                      text: chosen.map((p) => M.shortLabel(p[0].split("/").pop(), 18))}));
+                      text: chosen.map((p) => (p[4] ? "⚑ " : "") + M.shortLabel(p[0].split("/").pop(), 18))}));
   M.draw("scatter", traces, M.withChance({
     height: M.narrow() ? 400 : 480, margin: {l: 50, r: 10, t: 10, b: 50},
     xaxis: {type: "log", title: {text: "parameters (billions, log scale)"}, gridcolor: M.grid,
