@@ -5,9 +5,9 @@ from django.http import Http404
 from django.shortcuts import render
 from django.views.decorators.gzip import gzip_page
 
+from leaderboard.boards import selectors as boards
 from leaderboard.contamination import selectors as contamination_selectors
 from leaderboard.evaluations import display, gguf_make
-from leaderboard.results import quantization_truth
 from leaderboard.results import selectors as results_selectors
 from leaderboard.submissions import selectors as submission_selectors
 
@@ -50,7 +50,7 @@ def model_detail(request, hub_id):
         "efficiency": payload.efficiency_rows(chosen.run.efficiency if chosen else {}),
         "efficiency_label": (chosen.run.efficiency or {}).get("label", "") if chosen else "",
         "cost_profile": payload.cost_profile_card((chosen.run.efficiency or {}).get("ondevice")) if chosen else None,
-        "on_device": quantization_truth.on_device(hub_id=canonical),
+        "on_device": boards.on_device(hub_id=canonical),  # each file marked with its flag
         "demo_real": demo_label(chosen.hub_id, chosen.revision) if chosen else None,
         "gguf_file": gguf_file, "devices": device_payload.file_section(model=model, facts=gguf_file),
         "sealed_note": display.SEALED_BREAKDOWN_NOTE, **payload.protocol_card(chosen),

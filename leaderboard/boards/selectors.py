@@ -4,11 +4,14 @@ narrowed and ranked (leaderboard.results.board).
 Above results and contamination in the layers (docs/ARCHITECTURE.md §7): contamination reads results' rows to
 judge Δ, so results cannot read contamination's judgement back; the board that shows both is composed here.
 """
+from django.db.models.functions import Lower
+
 from leaderboard.benchmarks import selectors as bench_selectors
 from leaderboard.contamination import selectors as contamination
-from leaderboard.results import board
+from leaderboard.results import board, quantization_truth
 from leaderboard.results import selectors as results
 from leaderboard.results.models import ReportedSource
+from leaderboard.submissions.models import ModelEntry
 
 from . import flags, rank_comparison
 
@@ -32,6 +35,38 @@ def board_rows(*, benchmark, split="validation", shots=0, variant="original", ve
         delta, flag = deltas.get((row["hub_id"], row["revision"], row["precision"]), (None, False))
         row.update(delta=delta, possible_contamination=flag, flagged=row["flagged"] or flag)
     return flags.follow(rows)
+
+
+DEFAULT_BOARD = "mobile-mmlu"  # the board a page or API about one model reads its flag on (validation, 0-shot)
+
+
+def model_flags(hub_ids) -> dict[str, dict]:
+    """hub id (lower case) -> {flagged, possible_contamination, flagged_via} of each model, for a page or API about one
+    model: as the default board (Mobile-MMLU, validation, 0-shot) shows its rows (flags.follow: a file carries its
+    base model's flag), else an admin's flag of its entry or of the entry it was made from (a model not on it)."""
+    wanted = {h.lower() for h in hub_ids}
+    out = {h: {"flagged": False, "possible_contamination": False, "flagged_via": ""} for h in wanted}
+    benchmark = bench_selectors.benchmark_get(slug=DEFAULT_BOARD)
+    for row in board_rows(benchmark=benchmark) if benchmark and wanted else []:
+        mark = out.get(row["hub_id"].lower())
+        if mark is not None and row["flagged"]:
+            mark.update(flagged=True, possible_contamination=mark["possible_contamination"]
+                        or row["possible_contamination"], flagged_via=mark["flagged_via"] or row["flagged_via"])
+    unflagged = [h for h in wanted if not out[h]["flagged"]]
+    entries = (ModelEntry.objects.annotate(lower=Lower("hub_id")).filter(lower__in=unflagged)
+               .values_list("lower", "flagged", "made_from__hub_id", "made_from__flagged"))
+    for hub_id, flagged, base, base_flagged in entries if unflagged else []:
+        if flagged or base_flagged:
+            out[hub_id].update(flagged=True, flagged_via="" if flagged else base)
+    return out
+
+
+def on_device(*, hub_id) -> dict:
+    """A model's "On-device variants" (results.quantization_truth.on_device: a file against its base, or a base's
+    files), the model and each file marked with its flag (model_flags)."""
+    report = quantization_truth.on_device(hub_id=hub_id)
+    marks = model_flags([hub_id, *(r["hub_id"] for r in report["rows"])])
+    return {**report, **marks[hub_id.lower()], "rows": [{**r, **marks[r["hub_id"].lower()]} for r in report["rows"]]}
 
 
 def leaderboard(*, benchmark, split="validation", shots=0, variant="original", size_class=None, on_device=False,

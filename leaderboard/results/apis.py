@@ -17,7 +17,7 @@ from leaderboard.evaluations import display
 from leaderboard.submissions.selectors import public_model_or_404
 
 from . import csv as results_csv
-from . import quantization_truth, selectors
+from . import selectors
 from .cache import cached_get
 from .lm_eval_json import lm_eval_results
 from .query_serializers import LeaderboardQuerySerializer, SubmittedPredictionsQuerySerializer, TopicsQuerySerializer
@@ -95,7 +95,7 @@ class ModelDetailApi(_Base):
             "size_class": model.size_class if model else None, "model_type": model.model_type if model else "",
             "license": model.license if model else "", "architecture": model.architecture if model else "",
             "gguf_file": model.gguf_file if model else "", "quantization": model.quantization if model else "",
-            "flagged": bool(model and model.flagged), "runs": results}).data)
+            "flagged": boards.model_flags([hub_id])[hub_id.lower()]["flagged"], "runs": results}).data)
 
 
 class ModelHistoryApi(_Base):
@@ -123,7 +123,7 @@ class ModelOnDeviceApi(_Base):
         model = public_model_or_404(hub_id=hub_id)
         if model is None:
             raise Http404(f"No model {hub_id!r}.")
-        report = quantization_truth.on_device(hub_id=model.hub_id)
+        report = boards.on_device(hub_id=model.hub_id)  # each file marked with its flag
         if self.wants_csv():
             return streaming_csv(list(OnDeviceRowSerializer().fields), report["rows"],
                                  f"on-device-{_safe_name(model.hub_id)}.csv")

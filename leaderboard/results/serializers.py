@@ -186,6 +186,10 @@ class OnDeviceRowSerializer(serializers.Serializer):
     """A GGUF file's open-split run against its base model's 16-bit run (results/quantization_truth.py)."""
 
     hub_id = serializers.CharField(help_text="the GGUF model: repository id and file path")
+    flagged = serializers.BooleanField(help_text="the file, or the model it was made from or names as base, is "
+                                       "flagged (flagged_via names that model)")
+    possible_contamination = serializers.BooleanField()
+    flagged_via = serializers.CharField()
     gguf_file = serializers.CharField()
     quantization = serializers.CharField(help_text="the file's type, e.g. Q4_K_M")
     run_id = serializers.IntegerField()
@@ -225,6 +229,10 @@ class OnDeviceRowSerializer(serializers.Serializer):
 
 class OnDeviceSerializer(serializers.Serializer):
     hub_id = serializers.CharField()
+    flagged = serializers.BooleanField(help_text="flagged by an admin or the contamination monitor, or through its "
+                                       "base model (flagged_via)")
+    possible_contamination = serializers.BooleanField()
+    flagged_via = serializers.CharField()
     role = serializers.CharField(help_text='"file": a GGUF model, compared with its base; "base": a model GGUF '
                                            'files were made from; "": neither')
     note = serializers.CharField()
