@@ -5,6 +5,7 @@ running at backup time are picked up again with nothing lost or scored twice; an
 sealed answer (docs/operations.md, "Backups and recovery")."""
 import base64
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -30,10 +31,11 @@ from tests.devices import world as device_world
 from tests.evaluations.test_evaluate import CrashAfter
 from tests.evaluator.test_engine import RecordingBackend
 from tests.mrscore.conftest import judge_server  # noqa: F401  (fixture)
-from tests.support.backups import backup, restored_database
+from tests.support.backups import backup, database_url, empty_database, restore, restored_database
 from tests.support.db import db_snapshot
 
-pytestmark = [pytest.mark.django_db(transaction=True, serialized_rollback=True), pytest.mark.slow]
+# pg_dump reads what is committed: the tests of a world built in the test commit it.
+committed = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 # The board, its APIs and CSVs, as anyone reads them (routes without arguments), and a model's pages.
 PATHS = ["/", "/leaderboard/", "/leaderboard/on-device/", "/leaderboard/on-device/devices/", "/compare/",
@@ -74,6 +76,8 @@ def responses(client) -> dict:
     return out
 
 
+@committed
+@pytest.mark.slow
 def test_a_restored_backup_is_the_same_site(site, tmp_path, score):  # noqa: F811
     before, pages = db_snapshot(), responses(Client())
     full = {table for table, (count, _) in before.items() if count}
@@ -100,6 +104,8 @@ def test_a_restored_backup_is_the_same_site(site, tmp_path, score):  # noqa: F81
     assert db_snapshot() == before  # the test database itself was never touched
 
 
+@committed
+@pytest.mark.slow
 def test_a_dump_holds_no_sealed_key_and_no_sealed_answer(demo_loaded, tmp_path, settings):
     dump = backup(tmp_path)
     sql = subprocess.run(["pg_restore", "--file=-", str(dump)], capture_output=True, check=True).stdout
@@ -131,6 +137,8 @@ def copy_rows(sql: bytes, table: str) -> list[bytes]:
     return sql[start:sql.index(b"\n\\.\n", start)].split(b"\n")
 
 
+@committed
+@pytest.mark.slow
 def test_interrupted_runs_resume_after_a_restore(demo_loaded, tmp_path, score, settings, redis_broker):  # noqa: F811
     """Queued and half-predicted runs at backup time: on the new host (its broker empty) the sweeper and the
     reconciler put them back on the queue once each, the half-predicted one resumes from its stored chunks, and a
@@ -174,3 +182,54 @@ def test_interrupted_runs_resume_after_a_restore(demo_loaded, tmp_path, score, s
         assert list(RunResult.objects.filter(run=done).values_list("pk", "scored_at")) == [result_before]
         assert RunResult.objects.filter(run_id=half.pk).count() == 1
 
+
+
+@pytest.mark.skipif(shutil.which("age") is None, reason="age is not installed (Debian package `age`; the backup image "
+                                                        "has it)")
+def test_an_encrypted_backup_restores_only_with_its_private_key(db, tmp_path):
+    identity = tmp_path / "backup-key.txt"
+    made = subprocess.run(["age-keygen", "-o", identity], capture_output=True, text=True, check=True)
+    recipient = re.search(r"age1[0-9a-z]+", made.stderr).group(0)
+    dump = backup(tmp_path / "backups", BACKUP_AGE_RECIPIENTS=recipient)
+    assert dump.name.endswith(".dump.age")
+    assert subprocess.run(["pg_restore", "--list", dump], capture_output=True).returncode != 0  # ciphertext only
+    with empty_database("restored") as name:
+        refused = restore(dump, name)
+        assert refused.returncode != 0 and "BACKUP_AGE_IDENTITY" in refused.stderr
+        restored = restore(dump, name, BACKUP_AGE_IDENTITY=str(identity))
+        assert restored.returncode == 0, restored.stderr
+        assert table_count(name) == table_count()
+
+
+def test_the_restore_command_refuses_what_it_cannot_restore_whole(db, tmp_path):
+    dump = backup(tmp_path)
+    with empty_database("restored") as name:
+        assert restore(dump, name).returncode == 0
+        again = restore(dump, name)  # into a database that is not empty
+        assert again.returncode == 2 and "already holds" in again.stderr
+    with empty_database("restored") as name:
+        with dump.open("ab") as damaged:
+            damaged.write(b"x")
+        refused = restore(dump, name)
+        assert refused.returncode == 2 and "does not match its .sha256" in refused.stderr
+        assert table_count(name) == 0
+        missing = restore(tmp_path / "nothing.dump", name)
+        assert missing.returncode == 2 and "no such backup file" in missing.stderr
+
+
+def test_it_keeps_the_newest_backups_only(db, tmp_path):
+    old = [tmp_path / f"leaderboard-2020010{day}T030000Z.dump" for day in range(1, 4)]
+    for path in old:
+        path.write_bytes(b"an old dump")
+        path.with_name(path.name + ".sha256").write_text("x")
+    other = tmp_path / "notes.txt"
+    other.write_text("not a backup")
+    dump = backup(tmp_path, BACKUP_KEEP="2")
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == sorted([old[2].name, old[2].name + ".sha256", dump.name, dump.name + ".sha256", "notes.txt"])
+
+
+def table_count(name=None) -> int:
+    query = "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+    return int(subprocess.run(["psql", database_url(name), "-X", "-A", "-t", "-c", query], capture_output=True,
+                              text=True, check=True).stdout)
