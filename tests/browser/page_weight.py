@@ -244,6 +244,23 @@ def budget_problems(transfers) -> list[str]:
     return problems
 
 
+def first_view_script_problems(responses) -> list[str]:
+    """The budgets of the scripts a page loaded (Playwright responses, as a browser test records them), the chart
+    library left out (test_page_weight.py weighs it)."""
+    paths = {urlsplit(r.url).path: r for r in responses}
+    return budget_problems([Transfer.of(path, "script", FIRST_VIEW, r.body()) for path, r in paths.items()
+                            if not CHART_LIBRARY.search(path)])
+
+
+# In a page: the chart library's requests made before the load event (none: the page is interactive first).
+LIBRARY_BEFORE_LOAD = """() => {
+    const load = performance.getEntriesByType('navigation')[0].loadEventStart;
+    return performance.getEntriesByType('resource')
+        .filter((e) => /\\/vendor\\/plotly-[^/]*\\.js$/.test(new URL(e.name).pathname) && e.startTime < load)
+        .map((e) => e.name);
+}"""
+
+
 def report(transfers) -> str:
     lines = [f"{'phase':<12}{'kind':<11}{'raw':>11}{'sent':>10}  url"]
     for t in transfers:

@@ -1,8 +1,9 @@
 """Every page of frontend/urls.py in headless Chromium, on a desktop (1280 px) and a phone (390 px).
 
 A page passes when it loads with no console error, uncaught exception or failed request, has one h1,
-does not scroll sideways on the phone, every chart holds at least one Plotly trace and draws no text under
-11 px, and axe-core finds no serious or critical accessibility violation. A screenshot of each page at each
+does not scroll sideways on the phone, every chart holds at least one Plotly trace (once scrolled to) and draws no
+text under 11 px, axe-core finds no serious or critical accessibility violation, its own scripts weigh at most
+60 KB compressed and the chart library is asked for only after the load event. A screenshot of each page at each
 width goes to var/screenshots/.
 """
 import pytest
@@ -12,6 +13,7 @@ from tests.browser.harness import (AUTH_PAGES, DESKTOP, OVERFLOW_TOLERANCE_PX, P
                                    chart_report, frontend_routes, horizontal_overflow, needs_chromium, new_page, page_url,
                                    screenshot_dir, session_cookie_for, small_chart_text, table_problems,
                                    wait_for_charts)
+from tests.browser.page_weight import LIBRARY_BEFORE_LOAD, first_view_script_problems
 
 IN_BROWSER = [pytest.mark.browser, needs_chromium, pytest.mark.django_db(transaction=True, serialized_rollback=True)]
 
@@ -77,10 +79,15 @@ def test_it_works(route, browser, live_server, site, author):
     failures = []
     for width in WIDTHS:
         page, problems = new_page(browser, live_server.url, width, session_cookie=cookie)
+        scripts = []
+        page.on("response", lambda r, scripts=scripts: r.request.resource_type == "script" and scripts.append(r))
         try:
             response = page.goto(url, wait_until="load")
             wait_for_charts(page)
             where = f"{route.label} at {width} px ({url})"
+            failures += [f"{where}: {p}" for p in first_view_script_problems(scripts)]
+            failures += [f"{where}: the chart library asked for before the load event: {u}"
+                         for u in page.evaluate(LIBRARY_BEFORE_LOAD)]
             if response is None or response.status != 200:
                 failures.append(f"{where}: HTTP {response and response.status}")
             h1 = page.locator("h1").count()
