@@ -117,6 +117,27 @@ def _recompute(name, board, *, benchmark, split, shots, build):
         _store(board, key, state, build(), local=False)
 
 
+def generation_cached(name, build):
+    """build() once per results generation, for data of no one board (a GGUF file's device table: device intake, hide
+    and accept start a new generation); never served stale."""
+    try:
+        current = generation()
+        key = _key(name, BoardState(f"generation|{current['token']}", current["epoch"]))
+        data = _recent.get(key)
+        data = cache.get(key) if data is None else data
+    except Exception:
+        log.exception("page cache unavailable; building %s uncached", name)
+        return build()
+    if data is None:
+        data = build()
+        try:
+            cache.set(key, data, settings.RESULTS_CACHE_SECONDS)
+        except Exception:
+            log.exception("could not cache %s", name)
+    _recent.put(key, data)
+    return data
+
+
 def board_cached(name, *, benchmark, split, shots, build, local=False, state=""):
     """build() once per board state; name tells apart the kinds of data (and their arguments). state: from
     board_state (read here when not given; None: build uncached).

@@ -10,10 +10,13 @@ from django.urls import reverse
 from leaderboard.devices import phone_figures, selectors
 
 LABEL = "reported by people measuring on their own devices with llama-bench: not measured by this server"
-OUTLIER_NOTE = ("Each account counts once (the median of its reports); a device's figure is confirmed when at least "
-                "two people agree within 3×. A report more than 3× away from the figure others confirmed is an "
-                "outlier: left out until an admin accepts it.")
-UNCONFIRMED_NOTE = ("Not confirmed yet: no second person's reports agree within 3×. Shown apart, never ranked and "
+OUTLIER_NOTE = ("Each account counts once (the median of its reports), weighed by what it cost to make (a confirmed "
+                "address, its age, agreement before); a device's figure is the weighted median of the heaviest group "
+                "of people within 3× of one another, confirmed when two or more agree and outweigh twice what "
+                "disagrees. Every vote is judged again when one arrives: a person outside the figure's band is an "
+                "outlier, left out until an admin accepts it.")
+UNCONFIRMED_NOTE = ("Not confirmed yet: no second person's reports agree within 3×, or the votes disagree (disputed: "
+                    "the figure of the heavier side, with the spread of every vote). Shown apart, never ranked and "
                     "never in a median elsewhere.")
 
 
@@ -42,6 +45,9 @@ def _people(n: int) -> str:
 
 
 def confirmed_text(row) -> str:
+    if row.get("disputed") and not row["confirmed"]:
+        return (f"disputed: {_people(row['people'])} agree, {row['dissenting']:,} disagree (votes "
+                f"{_rate(row['every_tg_min'])}–{_rate(row['every_tg_max'])} tokens/s)")
     return f"confirmed by {_people(row['confirmed_by'])}" if row["confirmed"] else \
         f"unconfirmed: {_people(row['people'])}"
 

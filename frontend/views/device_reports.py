@@ -17,6 +17,7 @@ from leaderboard.devices.device_fields import RAM_GB
 from leaderboard.devices.llama_bench import loads
 from leaderboard.devices.refusals import MALFORMED, ReportRefused
 
+from ..board_cache import board_cached
 from ..device_forms import DeviceReportForm
 from ..payloads import devices as payload
 from . import common
@@ -93,9 +94,12 @@ def what_runs_well(request):
                                ram_gb=_float(request, "ram_gb", *RAM_GB),
                                min_accuracy=_float(request, "min_accuracy", 0, 100))
     show_flagged = request.GET.get("flagged") == "show"  # as the boards' pages: flagged files hidden unless asked
-    board = device_board.board(benchmark=benchmark, shots=query.shots, device=query.device, ram_gb=query.ram_gb,
-                               min_accuracy=query.min_accuracy, include_flagged=show_flagged)
-    choices = payload.device_choices(query)
+    # once per results generation and board state (intake, hide and accept start a new generation)
+    board, choices = board_cached(
+        f"device-board|{query}|{show_flagged}", benchmark=benchmark, split="validation", shots=query.shots,
+        build=lambda: (device_board.board(benchmark=benchmark, shots=query.shots, device=query.device,
+                                          ram_gb=query.ram_gb, min_accuracy=query.min_accuracy,
+                                          include_flagged=show_flagged), payload.device_choices(query)))
     scope = payload.board_scope(query, {d["key"]: d["name"] for d in choices["devices"]})
     rows = payload.board_rows(board)
     return render(request, "frontend/device_board.html", {

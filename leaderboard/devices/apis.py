@@ -3,6 +3,7 @@ per-device board (which files run fastest on a device at a given accuracy). Thin
 a refusal is answered by the exception handler (core/api.py) as {code, detail, hint, problems}."""
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -12,12 +13,14 @@ from leaderboard.core.api import FORMAT_PARAM, BaseApi, Pagination
 from leaderboard.core.csv import flatten
 from leaderboard.core.csv_http import CSVRenderer, streaming_csv
 from leaderboard.core.throttling import PostThrottling
+from leaderboard.results.cache import cached_get  # per results generation: intake, hide and accept start a new one
 from leaderboard.submissions.serializers import ErrorSerializer
 
 from . import selectors, services, throttles
 from .refusals import MALFORMED, ReportRefused
 from .serializers import (DeviceBoardQuerySerializer, DeviceBoardRowSerializer, DeviceReportInputSerializer,
-                          DeviceReportSerializer, ReportQuerySerializer, SpeedQuerySerializer, SpeedRowSerializer)
+                          DeviceReportSerializer, DeviceReportWithSamplesSerializer, ReportQuerySerializer,
+                          SampleSerializer, SpeedQuerySerializer, SpeedRowSerializer)
 
 BODY_FIELDS = ("llama_bench", "device", "sha256", "hub_id")
 SPEED_COLUMNS = list(SpeedRowSerializer().fields)
@@ -56,9 +59,11 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
     @extend_schema(parameters=[ReportQuerySerializer, FORMAT_PARAM], responses=DeviceReportSerializer(many=True),
                    description="Speed reports measured with llama-bench on people's own devices, newest first "
                                "(hidden reports never, nor those of a file no longer on the board: a hidden run, "
-                               "submission or model). Each names the board file it was matched to.")
+                               "submission or model). Each names the board file it was matched to; its tests "
+                               "without their repetitions (samples_url serves those).")
+    @cached_get
     def get(self, request):
-        reports = selectors.filtered_reports(**self.query()).prefetch_related("tests")
+        reports = selectors.with_tests(selectors.filtered_reports(**self.query()))
         if self.wants_csv():
             rows = [flatten(r) for r in DeviceReportSerializer(reports, many=True).data]
             return streaming_csv(list(dict.fromkeys(c for row in rows for c in row)) or ["id"], rows,
@@ -80,7 +85,44 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
                                             + (f", not {sorted(map(str, set(body) - set(BODY_FIELDS)))[:5]}"
                                                if isinstance(body, dict) else "")])
         report = services.report_create(user=request.user, **{name: body.get(name) for name in BODY_FIELDS})
-        return Response(DeviceReportSerializer(report).data, status=status.HTTP_201_CREATED)
+        return Response(DeviceReportWithSamplesSerializer(report).data, status=status.HTTP_201_CREATED)
+
+
+class DeviceReportDetailApi(BaseApi):
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
+
+    @extend_schema(parameters=[FORMAT_PARAM], responses={200: DeviceReportSerializer, 404: ErrorSerializer},
+                   description="One report as the list shows it (404 when hidden or its file is off the board).")
+    @cached_get
+    def get(self, request, pk):
+        report = _report_or_404(pk)
+        if self.wants_csv():
+            row = flatten(DeviceReportSerializer(report).data)
+            return streaming_csv(list(row), [row], f"device-report-{pk}.csv")
+        return Response(DeviceReportSerializer(report).data)
+
+
+class DeviceReportSamplesApi(BaseApi):
+    renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
+    pagination_class = Pagination
+
+    @extend_schema(parameters=[FORMAT_PARAM], responses=SampleSerializer(many=True),
+                   description="A report's repetitions (llama-bench's samples_ts): one row per repetition of each "
+                               "test, in test order and then the order they ran, paginated. The only endpoint that "
+                               "serves them; lists and pages read the figures intake derived from them.")
+    @cached_get
+    def get(self, request, pk):
+        rows = selectors.report_samples(_report_or_404(pk))
+        if self.wants_csv():
+            return streaming_csv(list(SampleSerializer().fields), rows, f"device-report-{pk}-samples.csv")
+        return self.page_response(rows, SampleSerializer)
+
+
+def _report_or_404(pk):
+    report = selectors.visible_report(pk)
+    if report is None:
+        raise NotFound(f"no device report {pk} is shown: it may be hidden, or its file is no longer on the board")
+    return report
 
 
 class DeviceSpeedsApi(BaseApi):
@@ -94,6 +136,7 @@ class DeviceSpeedsApi(BaseApi):
                                "within 3x (then the median of the agreeing votes, confirmed_by people) and labelled "
                                "unconfirmed otherwise; spread (lowest, highest vote), outliers left out, llama.cpp "
                                "builds. Measured on people's devices: never mixed into the server's cost profile.")
+    @cached_get
     def get(self, request):
         rows = selectors.speed_rows(selectors.filtered_reports(**self.query()))
         if self.wants_csv():
@@ -113,6 +156,7 @@ class DeviceBoardApi(BaseApi):
                                "with the generation speed reports measured on the chosen device or RAM size, fastest "
                                "first, those at least min_accuracy accurate, and whether each is on the Pareto "
                                "frontier of accuracy against that speed.")
+    @cached_get
     def get(self, request):
         q = self.query()
         board = device_board.board(**q)

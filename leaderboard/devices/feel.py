@@ -2,7 +2,8 @@
 benchmark's median prompt (derived from the figure's prompt speed; measured where a report ran that prompt length),
 the drop in generation speed over llama-bench's repetitions, medians per llama.cpp build, and whether the file fits
 the device's RAM. Counted as the figures are (consensus.py): one vote per account, over the accounts whose votes
-make the figure."""
+make the figure. Read from what intake stored on each report (phone_figures.report_figures), never from its tests'
+repetitions, so a page's cost does not grow with the samples stored."""
 import statistics
 from dataclasses import dataclass
 
@@ -35,20 +36,14 @@ def _median_of_votes(pairs) -> float | None:
     return statistics.median(votes.values()) if votes else None
 
 
-def _fastest(report, kind: str):
-    """The report's figure of a kind (llama_bench.BenchReport.fastest), from its stored tests."""
-    tests = [t for t in report.tests.all() if (t.n_prompt == 0 if kind == "tg" else t.n_gen == 0)]
-    return max(tests, key=lambda t: t.avg_ts, default=None)
-
-
 def _drops(kept) -> dict:
-    """account -> the sustained drops of its reports' generation figures (at least 5 repetitions)."""
+    """account -> the sustained drops of its reports' generation figures (at least 5 repetitions), as intake stored
+    them (phone_figures.report_figures)."""
     drops: dict = {}
     for report in kept:
-        test = _fastest(report, "tg")
-        figure = test and phone_figures.sustained(test.samples_ts)
-        if figure:
-            drops.setdefault(report.owner_id, []).append(figure["drop"])
+        drop = phone_figures.finite(report.tg_sustained_drop)
+        if drop is not None:
+            drops.setdefault(report.owner_id, []).append(drop)
     return drops
 
 
@@ -77,16 +72,17 @@ def figures(kept, *, pp_median, ram_gb, ctx: FileContext | None) -> dict:
     the RAM sizes reported (the smallest is judged: a model sold with 8 or 12 GB must fit the 8)."""
     ctx = ctx or FileContext(phone_figures.PUBLISHED_MEDIAN_PROMPT_TOKENS, phone_figures.SOURCE_PUBLISHED, None,
                              phone_figures.PROFILE_MIN_CONTEXT, None)
-    measured = consensus.votes((r.owner_id, phone_figures.ttft_measured(
-        [(t.n_prompt, t.n_gen, t.avg_ts) for t in r.tests.all()], ctx.prompt_tokens)) for r in kept)
+    measured = consensus.votes((r.owner_id, phone_figures.ttft_measured(r.prompt_rates, ctx.prompt_tokens))
+                               for r in kept)
     drops = _drops(kept)
     fit = phone_figures.fit(ctx.file_bytes, ctx.kv_bytes, min(ram_gb, default=None))
     return {
         "prompt_tokens": ctx.prompt_tokens, "prompt_tokens_source": ctx.prompt_source,
         "ttft_derived_s": phone_figures.ttft_derived(pp_median, ctx.prompt_tokens),
-        "ttft_measured_s": statistics.median(measured.values()) if measured else None,
+        "ttft_measured_s": phone_figures.finite(statistics.median(measured.values())) if measured else None,
         "ttft_measured_people": len(measured),
-        "tg_sustained_drop": phone_figures.median_drop(drops), "tg_sustained_people": len(drops),
+        "tg_sustained_drop": phone_figures.finite(phone_figures.median_drop(drops)),
+        "tg_sustained_people": len(drops),
         "build_medians": per_build(kept, ctx),
         "file_bytes": fit["file_bytes"], "kv_context": ctx.context, "kv_cache_bytes": fit["kv_bytes"],
         "memory_need_bytes": fit["need_bytes"], "fit_ram_gb": fit["ram_gb"], "app_ram_share": phone_figures.APP_RAM_SHARE,

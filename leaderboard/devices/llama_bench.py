@@ -19,8 +19,10 @@ vendor/llama.cpp, commit 0c1e570) writes them; its ``json_printer`` prints one o
   (``ggml_backend_dev_description`` of the CPU and GPU devices, joined with ", ").
 - ``test_time``: the test's start, RFC 3339 in UTC (``%FT%TZ``).
 - ``samples_ts``: tokens/s of each repetition, in the order they ran (``test::get_ts``), after llama-bench's one
-  warm-up run; kept (at most MAX_SAMPLES): the first and the last of them say how much a device slows as it heats up
-  (phone_figures.sustained).
+  warm-up run; kept (at most MAX_SAMPLES a test, MAX_REPORT_SAMPLES a report): the first and the last of them say how
+  much a device slows as it heats up (phone_figures.sustained). ``avg_ts`` and ``stddev_ts`` are their mean and
+  standard deviation (``avg``, ``stdev`` over ``get_ts()``), so samples that disagree with them were not printed by
+  llama-bench: within SAMPLES_TOLERANCE is accepted (the printed digits round), more is refused.
 
 A report's figure of each kind (prompt processing, generation) is its fastest test of that kind: llama-bench may sweep
 threads or sizes, and the fastest is what the device does at its best setting.
@@ -30,15 +32,19 @@ from __future__ import annotations
 import json
 import math
 import re
+import statistics
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from leaderboard.core.csv import formula_lead
 
+from . import phone_figures
 from .refusals import ABSURD_SPEED, MALFORMED, MIXED_FILES, OUT_OF_BOUNDS, ReportRefused, clean_text, raise_first
 
 MAX_TESTS = 64
-MAX_SAMPLES = 1000  # repetitions of one test (-r): the README asks for 10
+MAX_SAMPLES = 100  # repetitions of one test (-r): the README asks for 10
+MAX_REPORT_SAMPLES = 1000  # repetitions of all of a report's tests: a sweep of 100 tests at -r 10
+SAMPLES_TOLERANCE = 0.1  # samples' mean and standard deviation within 10% of avg_ts of what the test states
 # A test's time: llama-bench first shipped in 2023 (llama.cpp began that March); a clock a day ahead is a time zone.
 EARLIEST_TEST = datetime(2023, 1, 1, tzinfo=timezone.utc)  # test objects in one report: a thread sweep of a few sizes
 # String fields: llama-bench's own fields, and the device fields typed by a person. Longer is refused, not cut.
@@ -55,6 +61,9 @@ REQUIRED = ("model_filename", "model_type", "model_size", "n_threads", "n_prompt
 MAX_TRAFFIC_BYTES_PER_S = 10**13
 MAX_GEN_TOKENS_PER_S = 100_000
 MAX_PROMPT_TOKENS_PER_S = 1_000_000
+# And the floor: under 0.01 tokens/s one repetition of tg128 takes 3.5 hours and of pp512 14 hours; llama-bench runs
+# each test at least twice (a warm-up, then -r). Slower is no measurement (5e-324 made TTFT infinite).
+MIN_TOKENS_PER_S = 0.01
 
 
 @dataclass(frozen=True)
@@ -73,7 +82,7 @@ class BenchTest:
     @property
     def kind(self) -> str:
         """pp (prompt processing), tg (generation) or pg (both in one test: a mixed rate)."""
-        return "pg" if self.n_prompt and self.n_gen else "pp" if self.n_prompt else "tg"
+        return phone_figures.test_kind(self.n_prompt, self.n_gen)
 
 
 @dataclass(frozen=True)
@@ -90,7 +99,7 @@ class BenchReport:
 
     def fastest(self, kind: str) -> BenchTest | None:
         """The report's figure of a kind (pp, tg): its fastest test of that kind, or None."""
-        return max((t for t in self.tests if t.kind == kind), key=lambda t: t.avg_ts, default=None)
+        return phone_figures.fastest(self.tests, kind)
 
 
 def _int(test: dict, name: str, where: str, problems: dict, default=None):
@@ -158,20 +167,50 @@ def _samples(value, where: str, problems: dict) -> tuple:
     return tuple(float(v) for v in value)
 
 
+def _outside_speeds(rate: float, kind: str) -> str | None:
+    """Why `rate` tokens/s is no speed a device makes in a test of `kind`, if it is not: under MIN_TOKENS_PER_S, or
+    over the kind's ceiling."""
+    ceiling = MAX_GEN_TOKENS_PER_S if kind == "tg" else MAX_PROMPT_TOKENS_PER_S
+    if rate == 0:
+        return "0 tokens/s"
+    if rate < MIN_TOKENS_PER_S:
+        return f"{rate!r} tokens/s, under {MIN_TOKENS_PER_S:g} tokens/s: no benchmark finishes that slowly"
+    if rate > ceiling:
+        shown = f"{rate:,.0f}" if rate < 1e15 else repr(rate)  # 1e+308, not 309 digits
+        return f"{shown} tokens/s, over {ceiling:,} tokens/s for a {kind} test"
+    return None
+
+
+def _unlike_samples(test: BenchTest, where: str) -> list[str]:
+    """Why a test's samples_ts cannot be the repetitions its avg_ts and stddev_ts were computed from, if so: a speed
+    no device makes, or a mean or standard deviation more than SAMPLES_TOLERANCE of avg_ts from the stated one."""
+    out = [f"{where}: samples_ts holds {why}" for why in dict.fromkeys(
+        filter(None, (_outside_speeds(v, test.kind) for v in test.samples_ts if v >= 0)))]
+    if out or not test.samples_ts:
+        return out
+    mean = statistics.fmean(test.samples_ts)
+    allowed = SAMPLES_TOLERANCE * max(test.avg_ts, mean)
+    hint = "llama-bench prints avg_ts and stddev_ts from the same repetitions: upload its output unedited"
+    if abs(mean - test.avg_ts) > allowed:
+        out.append(f"{where}: samples_ts average {mean:,.1f} tokens/s, but avg_ts is {test.avg_ts:,.1f}: {hint}")
+    elif len(test.samples_ts) > 1 and abs((spread := statistics.stdev(test.samples_ts)) - test.stddev_ts) > allowed:
+        out.append(f"{where}: samples_ts spread {spread:,.1f} tokens/s (standard deviation), but stddev_ts is "
+                   f"{test.stddev_ts:,.1f}: {hint}")
+    return out
+
+
 def _absurd(test: BenchTest, model_size: int | None, where: str) -> list[str]:
     """Why a test's speed cannot be real, if it cannot."""
     rate, out = test.avg_ts, []
-    if rate == 0:
-        out.append(f"{where}: avg_ts is 0 tokens/s")
-    ceiling = MAX_GEN_TOKENS_PER_S if test.kind == "tg" else MAX_PROMPT_TOKENS_PER_S
-    if rate > ceiling:
-        out.append(f"{where}: avg_ts is {rate:,.0f} tokens/s, over {ceiling:,} tokens/s for a {test.kind} test")
+    outside = _outside_speeds(rate, test.kind)
+    if outside:
+        out.append(f"{where}: avg_ts is {outside}")
     elif test.kind == "tg" and model_size and rate * model_size > MAX_TRAFFIC_BYTES_PER_S:
         out.append(f"{where}: avg_ts is {rate:,.1f} tokens/s; each generated token reads the file's {model_size:,} "
                    f"bytes of weights, so that is {rate * model_size / 1e12:,.1f} TB/s, more than any device moves")
     if test.stddev_ts > max(rate, 1.0) * 10:
         out.append(f"{where}: stddev_ts {test.stddev_ts:,.1f} is over ten times avg_ts {rate:,.1f}")
-    return out
+    return out + _unlike_samples(test, where)
 
 
 def _test(item, index: int, problems: dict) -> tuple[BenchTest | None, dict]:
@@ -232,6 +271,13 @@ def _parse(data, problems: dict) -> BenchReport | None:
     if len(data) > MAX_TESTS:
         problems.setdefault(OUT_OF_BOUNDS, []).append(f"the report has {len(data)} tests, over the limit of "
                                                       f"{MAX_TESTS}")
+        return None
+    repetitions = sum(len(t["samples_ts"]) for t in data if isinstance(t, dict) and isinstance(t.get("samples_ts"),
+                                                                                             list))
+    if repetitions > MAX_REPORT_SAMPLES:
+        problems.setdefault(OUT_OF_BOUNDS, []).append(
+            f"the report's tests hold {repetitions:,} repetitions (samples_ts) in all, over the limit of "
+            f"{MAX_REPORT_SAMPLES:,}: run fewer tests or fewer repetitions (-r 10 is enough)")
         return None
     before = sum(map(len, problems.values()))
     parsed = [_test(item, i, problems) for i, item in enumerate(data)]

@@ -3,9 +3,9 @@
 A report is owned by the account that uploaded it, names the board file it was matched to (the model entry and the
 file's sha256: a file's identity), the device it ran on, and keeps llama-bench's figures: each test, and the
 report's fastest prompt-processing and generation test (llama_bench.py). They are shown beside the server's cost
-profile, never mixed into it. A report more than 3 times away from the confirmed figure of the other accounts for the
-same file and device (consensus.py) is an outlier, left out of medians until an admin accepts it; an admin may hide
-any report. Both are audited.
+profile, never mixed into it. Every report of a file on a device is judged again whenever one arrives (consensus.py,
+judging.py): an account whose vote lies outside the band of the figure is an outlier, left out of it until an admin
+accepts it; an admin may hide any report. Both are audited.
 """
 from django.conf import settings
 from django.core.validators import MaxLengthValidator
@@ -66,7 +66,11 @@ class DeviceReport(models.Model):
     tg_sustained_drop = models.FloatField(null=True, blank=True, help_text="1 - last / first repetition of the "
                                           "generation figure's test (at least 5 repetitions), else empty")
     measured_at = models.DateTimeField(help_text="the first test's test_time")
-    status = models.CharField(max_length=10, choices=ReportStatus.choices, default=ReportStatus.COUNTED)
+    status = models.CharField(max_length=10, choices=ReportStatus.choices, default=ReportStatus.COUNTED,
+                              help_text="the outcome of its group's latest judgement (consensus.py), or an admin's "
+                                        "accept")
+    weight = models.FloatField(default=1.0, help_text="its account's vote weight at that judgement: what the account "
+                                                      "cost to make (consensus.weight)")
     hidden = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -12,9 +12,14 @@
 - Whether the file fits: its bytes (every weight is read for each token, so all of it must stay in memory: a phone
   has no swap, and a memory-mapped page evicted is read again from flash) plus the KV cache at the profile's context,
   against the share of the device's RAM one app may hold (APP_RAM_SHARE, an assumption: its sources below).
+
+Every figure derived here is finite or None (``finite``): never inf or NaN, which JSON cannot hold and a page would
+print as "inf s". What a report's own tests give (its prompt rates by length, its sustained drop) is derived once, at
+intake (``report_figures``), and stored on the report: pages never read the repetitions again.
 """
 from __future__ import annotations
 
+import math
 import statistics
 
 # The median-length Mobile-MMLU prompt (evaluator/ondevice_prompt.txt: the median of 401 prompts shaped as the
@@ -60,26 +65,77 @@ def median_prompt(profile: dict | None) -> tuple[int, str]:
     return PUBLISHED_MEDIAN_PROMPT_TOKENS, SOURCE_PUBLISHED
 
 
+def finite(value) -> float | None:
+    """A derived figure as it may be stored or served: a finite number, else None."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _ratio(numerator, denominator) -> float | None:
+    """numerator / denominator when both are finite and the quotient is too (a denormal divisor overflows)."""
+    numerator, denominator = finite(numerator), finite(denominator)
+    if numerator is None or not denominator:
+        return None
+    try:
+        return finite(numerator / denominator)
+    except OverflowError:
+        return None
+
+
+def test_kind(n_prompt: int, n_gen: int) -> str:
+    """pp (prompt processing), tg (generation) or pg (both in one test: a mixed rate)."""
+    return "pg" if n_prompt and n_gen else "pp" if n_prompt else "tg"
+
+
+def fastest(tests, kind: str):
+    """A report's figure of a kind (pp, tg): its fastest test of that kind (objects with n_prompt, n_gen, avg_ts)."""
+    return max((t for t in tests if test_kind(t.n_prompt, t.n_gen) == kind), key=lambda t: t.avg_ts, default=None)
+
+
 def ttft_derived(pp_tokens_per_s: float | None, prompt_tokens: int) -> float | None:
     """Seconds to the first token of a `prompt_tokens` prompt at this prompt speed: one prefill."""
-    return prompt_tokens / pp_tokens_per_s if pp_tokens_per_s else None
+    return _ratio(prompt_tokens, pp_tokens_per_s) if pp_tokens_per_s and pp_tokens_per_s > 0 else None
 
 
-def ttft_measured(tests, prompt_tokens: int) -> float | None:
-    """Seconds to prefill exactly `prompt_tokens`, from a pp test (n_prompt, n_gen, avg_ts) of that many tokens (the
-    fastest when a report swept threads); None without one."""
-    rates = [avg for n_prompt, n_gen, avg in tests if n_prompt == prompt_tokens and not n_gen and avg]
-    return prompt_tokens / max(rates) if rates else None
+def prompt_rates(tests) -> dict:
+    """A report's prompt speeds by prompt length: {str(n_prompt): the fastest avg_ts of its pp tests of that many
+    tokens} from (n_prompt, n_gen, avg_ts) triples; what ttft_measured needs, stored at intake (JSON keys are text)."""
+    rates: dict = {}
+    for n_prompt, n_gen, avg in tests:
+        if n_prompt and not n_gen and finite(avg) and avg > 0:
+            rates[str(n_prompt)] = max(rates.get(str(n_prompt), 0.0), float(avg))
+    return rates
+
+
+def ttft_measured(rates: dict | None, prompt_tokens: int) -> float | None:
+    """Seconds to prefill exactly `prompt_tokens`, from a report's pp test of that many tokens (prompt_rates: the
+    fastest when it swept threads); None without one."""
+    rate = (rates or {}).get(str(prompt_tokens)) if isinstance(rates, dict) else None
+    return _ratio(prompt_tokens, rate) if isinstance(rate, (int, float)) and rate > 0 else None
 
 
 def sustained(samples) -> dict | None:
     """The first and last repetition's tokens/s and the drop between them (a fraction: 0.25 is 25% slower at the
-    end), for SUSTAINED_MIN_REPETITIONS repetitions or more; None for fewer."""
+    end), for SUSTAINED_MIN_REPETITIONS repetitions or more; None for fewer, or where it is not finite."""
     samples = list(samples or ())
-    if len(samples) < SUSTAINED_MIN_REPETITIONS or not samples[0]:
+    if len(samples) < SUSTAINED_MIN_REPETITIONS or not finite(samples[0]) or samples[0] <= 0:
         return None
-    return {"first": samples[0], "last": samples[-1], "drop": 1 - samples[-1] / samples[0],
-            "repetitions": len(samples)}
+    quotient = _ratio(samples[-1], samples[0])
+    if quotient is None:
+        return None
+    return {"first": samples[0], "last": samples[-1], "drop": 1 - quotient, "repetitions": len(samples)}
+
+
+def report_figures(tests) -> dict:
+    """What a report's pages need of its tests, derived once at intake and stored on the report: its prompt rates by
+    length (for the measured TTFT) and the sustained drop of its generation figure (its fastest tg test). `tests`:
+    objects with n_prompt, n_gen, avg_ts and samples_ts (llama_bench.BenchTest, a stored DeviceTest)."""
+    tests = list(tests)
+    tg = fastest(tests, "tg")
+    figure = tg and sustained(tg.samples_ts)
+    return {"prompt_rates": prompt_rates((t.n_prompt, t.n_gen, t.avg_ts) for t in tests),
+            "tg_sustained_drop": figure["drop"] if figure else None}
 
 
 def median_drop(drops_by_account: dict) -> float | None:
@@ -114,6 +170,7 @@ def fit(file_bytes: int | None, kv_bytes: int | None, ram_gb: float | None) -> d
     """Does the file with its KV cache fit the share of `ram_gb` one app gets? `verdict`: fits (within the share),
     tight (within the RAM but over the share: the app may be killed), does not fit (over the RAM), unknown (no file
     size or RAM). The KV cache, when unknown, is left out and `kv_known` says so: the need is then a lower bound."""
+    ram_gb = finite(ram_gb) if ram_gb and ram_gb > 0 else None  # a stored inf would overflow the budget
     need = (file_bytes or 0) + (kv_bytes or 0) if file_bytes else None
     out = {"file_bytes": file_bytes, "kv_bytes": kv_bytes, "kv_known": kv_bytes is not None, "need_bytes": need,
            "ram_gb": ram_gb, "budget_bytes": int(ram_gb * GIB * APP_RAM_SHARE) if ram_gb else None}

@@ -2,12 +2,15 @@
 entry takes its reports off every page, table, median and API; hidden reports never), a file's device table, speeds
 per file and device with filters, and the devices and RAM sizes reported.
 
-A group's figures (``summary``) count people, not reports (consensus.py): each account's counted reports of one file
-on one device are one vote, their median; the figure is confirmed when at least two accounts agree within 3×, and is
-then the median of the agreeing accounts' votes, with their spread (lowest and highest vote). An unconfirmed figure is
-the median of every vote, labelled so; it never ranks the board nor enters a median over devices. Outliers wait for
-an admin (models.py). A report's figure is its fastest test of each kind. Beside them, the figures a phone user feels
-(feel.py): time to first token, the sustained drop, medians per llama.cpp build, and whether the file fits."""
+A group's figures (``summary``) count people, not reports (consensus.py): each account's reports of one file on one
+device are one vote, their median, weighed by what the account cost to make; the figure is the weighted median of the
+heaviest group of votes within 3× of one another, confirmed when it holds two people and weighs at least twice what
+disagrees with it (else disputed: shown with the spread of every vote, never ranked), with its spread (lowest and
+highest vote). judging.py stores each report's status and weight; the reads judge again from those, so a reader's
+filter never turns an outlier into a vote. An unconfirmed figure is the median of every vote, labelled so; it never
+ranks the board nor enters a median over devices. Outliers wait for an admin (models.py). A report's figure is its
+fastest test of each kind. Beside them, the figures a phone user feels (feel.py): time to first token, the sustained
+drop, medians per llama.cpp build, and whether the file fits."""
 import statistics
 from functools import reduce
 from operator import or_
@@ -45,34 +48,41 @@ def filtered_reports(*, hub_id="", sha256="", device="", ram_gb=None, status="")
     return reports
 
 
-def _spread(values) -> dict:
-    values = list(values)
-    return {"median": statistics.median(values) if values else None, "min": min(values, default=None),
-            "max": max(values, default=None)}
+def _spread(votes: dict, weights: dict) -> dict:
+    """The weighted median of account -> vote (weights: account -> weight; 1 each where absent), lowest, highest."""
+    return {"median": consensus.weighted_median([(v, weights.get(a, 1.0)) for a, v in votes.items()]),
+            "min": min(votes.values(), default=None), "max": max(votes.values(), default=None)}
 
 
-def agreement(counted) -> consensus.Consensus:
-    """The consensus of a group's counted reports: on generation speed, or prompt speed where none has one."""
-    ballots = consensus.votes((r.owner_id, r.tg_tokens_per_s) for r in counted) \
-        or consensus.votes((r.owner_id, r.pp_tokens_per_s) for r in counted)
-    return consensus.consensus(ballots)
+def agreement(reports) -> tuple[consensus.Consensus, dict]:
+    """The judgement of a group's reports as stored (judging.py made it; a reader's filter may narrow the group):
+    every account's ballot, on generation speed or prompt speed where none has one, with its stored weight; an
+    account none of whose reports counts is judged an outlier and stays in the dissent."""
+    counted = {r.owner_id for r in reports if r.status in COUNTED_STATUSES}
+    ballots = consensus.ballots(reports)
+    return consensus.judge(ballots, excluded={a for a in ballots if a not in counted}), ballots
 
 
 def summary(reports, ctx: feel.FileContext | None = None) -> dict:
     """The figures of one file on one device (a group of reports, newest first): the votes of the accounts that make
     its figure (consensus.py), whether it is confirmed and by how many people, and the felt figures (feel.py; `ctx`:
-    the file's, feel.file_context)."""
+    the file's, feel.file_context). Where votes disagree the figure is disputed: not confirmed, with the people
+    outside its band (dissenting) and the spread of every vote (every_tg_*)."""
     counted = [r for r in reports if r.status in COUNTED_STATUSES]
-    agreed = agreement(counted)
+    agreed, ballots = agreement(reports)
     people = set(agreed.people)
     kept = [r for r in counted if r.owner_id in people]
-    pp = _spread(consensus.votes((r.owner_id, r.pp_tokens_per_s) for r in kept).values())
-    tg = _spread(consensus.votes((r.owner_id, r.tg_tokens_per_s) for r in kept).values())
+    grouped = agreed.confirmed or agreed.disputed  # a group's votes are weighed; an unconfirmed figure's are not
+    weights = {a: b.weight for a, b in ballots.items()} if grouped else {}
+    pp = _spread(consensus.votes((r.owner_id, r.pp_tokens_per_s) for r in kept), weights)
+    tg = _spread(consensus.votes((r.owner_id, r.tg_tokens_per_s) for r in kept), weights)
+    every = consensus.votes((r.owner_id, r.tg_tokens_per_s) for r in reports).values()
     sizes = {f"pp{r.pp_tokens}" for r in kept if r.pp_tokens} | {f"tg{r.tg_tokens}" for r in kept if r.tg_tokens}
     return {
         "reports": len(counted), "outliers": len(reports) - len(counted),
         "people": len({r.owner_id for r in counted}), "confirmed": agreed.confirmed,
-        "confirmed_by": agreed.confirmed_by,
+        "confirmed_by": agreed.confirmed_by, "disputed": agreed.disputed, "dissenting": len(agreed.dissent),
+        "every_tg_min": min(every, default=None), "every_tg_max": max(every, default=None),
         "pp_median": pp["median"], "pp_min": pp["min"], "pp_max": pp["max"],
         "tg_median": tg["median"], "tg_min": tg["min"], "tg_max": tg["max"],
         "builds": sorted({r.build_commit for r in kept if r.build_commit}),
@@ -92,12 +102,17 @@ def _median(values) -> float | None:
 def across_devices(figures: list[dict], ctx: feel.FileContext | None = None) -> dict:
     """One file's figures over several devices: only confirmed devices, each one value (its figure); the medians of
     those, the spread of the confirming people's votes; TTFT derived from the prompt median, the devices' median
-    measured TTFT and sustained drop, and the fit on the smallest RAM among them."""
+    measured TTFT and sustained drop, and the fit on the smallest RAM among them. A disputed device is left out like
+    an unconfirmed one, and counted (disputed_devices)."""
     confirmed = [f for f in figures if f["confirmed"]]
     people = set().union(*(f["_people"] for f in confirmed)) if confirmed else set()
     out = {"reports": sum(f["reports"] for f in confirmed), "outliers": sum(f["outliers"] for f in confirmed),
            "people": len(people), "confirmed": bool(confirmed), "confirmed_by": len(people),
-           "unconfirmed_devices": len(figures) - len(confirmed), "charging": sum(f["charging"] for f in confirmed)}
+           "unconfirmed_devices": len(figures) - len(confirmed), "charging": sum(f["charging"] for f in confirmed),
+           "disputed": any(f["disputed"] for f in figures), "disputed_devices": sum(f["disputed"] for f in figures),
+           "dissenting": sum(f["dissenting"] for f in figures),
+           "every_tg_min": min((f["every_tg_min"] for f in figures if f["every_tg_min"] is not None), default=None),
+           "every_tg_max": max((f["every_tg_max"] for f in figures if f["every_tg_max"] is not None), default=None)}
     for kind in ("pp", "tg"):
         medians = [f[f"{kind}_median"] for f in confirmed if f[f"{kind}_median"] is not None]
         out[f"{kind}_median"] = statistics.median(medians) if medians else None

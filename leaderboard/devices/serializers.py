@@ -159,10 +159,20 @@ class SpeedRowSerializer(serializers.Serializer):
     reports = serializers.IntegerField(help_text="counted reports")
     outliers = serializers.IntegerField(help_text="reports left out until an admin accepts them")
     people = serializers.IntegerField(help_text="accounts with counted reports: one vote each, the median of theirs")
-    confirmed = serializers.BooleanField(help_text="at least two accounts agree within 3x; an unconfirmed figure is "
-                                                   "the median of every vote, never ranked on the board")
+    confirmed = serializers.BooleanField(help_text="at least two accounts agree within 3x and outweigh twice what "
+                                                   "disagrees; an unconfirmed figure is the median of every vote, "
+                                                   "never ranked on the board")
     confirmed_by = serializers.IntegerField(help_text="the accounts whose agreeing votes make the figure (0 when "
-                                                      "unconfirmed)")
+                                                      "unconfirmed or disputed)")
+    disputed = serializers.BooleanField(help_text="votes disagree: two people or more outside the figure's 3x band "
+                                                  "weigh more than half its group; shown with every vote's spread, "
+                                                  "never ranked (over devices: some device's figure is disputed)")
+    dissenting = serializers.IntegerField(help_text="accounts whose votes lie outside the figure's band (their "
+                                                    "reports are outliers)")
+    every_tg_min = serializers.FloatField(allow_null=True, help_text="generation tokens/s: the lowest vote of every "
+                                          "account, outliers included (a disputed figure's spread)")
+    every_tg_max = serializers.FloatField(allow_null=True, help_text="generation tokens/s: the highest vote of "
+                                          "every account, outliers included")
     pp_median = serializers.FloatField(allow_null=True, help_text="prompt processing tokens/s, median of the votes")
     pp_min = serializers.FloatField(allow_null=True)
     pp_max = serializers.FloatField(allow_null=True)
@@ -231,8 +241,9 @@ class DeviceBoardRowSerializer(serializers.Serializer):
     devices = serializers.IntegerField(help_text="devices with a confirmed figure")
     outliers = serializers.IntegerField(help_text="reports left out until an admin accepts them")
     confirmed_by = serializers.IntegerField(help_text="people whose agreeing votes make the devices' figures")
-    unconfirmed_devices = serializers.IntegerField(help_text="devices whose figure no second person confirmed yet: "
-                                                             "left out")
+    unconfirmed_devices = serializers.IntegerField(help_text="devices whose figure no second person confirmed yet, "
+                                                             "or is disputed: left out")
+    disputed_devices = serializers.IntegerField(help_text="of those, devices whose votes disagree (disputed)")
     tg_median = serializers.FloatField(help_text="generation tokens/s: the median of the confirmed devices' figures")
     tg_min = serializers.FloatField()
     tg_max = serializers.FloatField()

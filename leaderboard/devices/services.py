@@ -1,11 +1,10 @@
 """Writes of device reports: intake (checked completely, every value against its column as stored, matched to one
-board file, stored in one transaction: a refused report stores nothing), the outlier rule (against the confirmed
-figure of the other accounts, consensus.py), the physical limit of the device class (bandwidth.py), an account's
+board file, stored in one transaction: a refused report stores nothing), every report of the file on that device
+judged again with it (judging.py, consensus.py), the physical limit of the device class (bandwidth.py), an account's
 daily new device names, and an admin's hide and accept (audited).
 
 The API, the upload page and `manage.py device_report` all call ``report_create``."""
 import re
-import statistics
 from datetime import timedelta
 
 from django.conf import settings
@@ -18,10 +17,10 @@ from leaderboard.core.audit import audit_record
 from leaderboard.core.errors import DomainError
 from leaderboard.submissions.models import ModelEntry
 
-from . import bandwidth, board_files, columns, consensus
+from . import bandwidth, board_files, columns, judging
 from .device_fields import Device, parse_device
 from .llama_bench import BenchReport, parse_report
-from .models import COUNTED_STATUSES, DeviceReport, DeviceTest, MatchedBy, ReportStatus
+from .models import DeviceReport, DeviceTest, MatchedBy, ReportStatus
 from .refusals import ABSURD_SPEED, MALFORMED, NEW_DEVICE_QUOTA, ReportRefused, clean_text, raise_first
 
 SHA256 = re.compile(r"[0-9a-fA-F]{64}")
@@ -98,19 +97,6 @@ def match_file(bench: BenchReport, *, sha256: str = "", hub_id: str = "") -> tup
     return file, how
 
 
-def _outlier(peers, *, owner_id, pp, tg) -> bool:
-    """Is a report with these figures more than OUTLIER_FACTOR times away from the confirmed figure of the other
-    accounts' counted reports of the same file and device (`peers`), on either figure? Never judged against its own
-    account's reports, and not at all while the others have no confirmed figure (consensus.py)."""
-    others = [r for r in peers if r.owner_id != owner_id]
-    agreed = consensus.consensus(consensus.votes((r.owner_id, r.tg_tokens_per_s) for r in others))
-    if not agreed.confirmed:
-        return False
-    pp_votes = consensus.votes((r.owner_id, r.pp_tokens_per_s) for r in others if r.owner_id in agreed.people)
-    pp_figure = statistics.median(pp_votes.values()) if pp_votes else None
-    return consensus.outside(tg, agreed.median) or consensus.outside(pp, pp_figure)
-
-
 def _figures(bench: BenchReport) -> dict:
     out = {}
     for kind in ("pp", "tg"):
@@ -154,13 +140,22 @@ def _new_device_quota(user, device: Device) -> None:
 
 
 def _store(*, user, file, how, fields: dict) -> DeviceReport:
-    ModelEntry.objects.select_for_update().filter(pk=file.model_id).first()  # one intake per file at a time
-    peers = DeviceReport.objects.filter(model_id=file.model_id, file_sha256=file.sha256,
-                                        device_key=fields["device_key"], hidden=False, status__in=COUNTED_STATUSES)
-    status = ReportStatus.OUTLIER if _outlier(peers, owner_id=user.pk, pp=fields["pp_tokens_per_s"],
-                                              tg=fields["tg_tokens_per_s"]) else ReportStatus.COUNTED
-    return DeviceReport.objects.create(owner=user, model_id=file.model_id, file_sha256=file.sha256, matched_by=how,
-                                       status=status, **fields)
+    _lock_file(file.model_id)
+    report = DeviceReport.objects.create(owner=user, model_id=file.model_id, file_sha256=file.sha256, matched_by=how,
+                                         **fields)
+    judging.rejudge(model_id=file.model_id, sha256=file.sha256, device_key=fields["device_key"])
+    report.refresh_from_db(fields=["status", "weight"])
+    return report
+
+
+def _lock_file(model_id: int) -> None:
+    """One judgement of a file's reports at a time: intakes and an admin's hide and accept take the file's entry."""
+    ModelEntry.objects.select_for_update().filter(pk=model_id).first()
+
+
+def _rejudge_after_admin(report: DeviceReport) -> None:
+    _lock_file(report.model_id)
+    judging.rejudge(model_id=report.model_id, sha256=report.file_sha256, device_key=report.device_key)
 
 
 def _store_tests(report: DeviceReport, bench: BenchReport) -> None:
@@ -198,18 +193,24 @@ def report_create(*, user, llama_bench, device, sha256=None, hub_id=None) -> Dev
         return report
 
 
+@transaction.atomic
 def report_hide(report: DeviceReport, *, actor, reason: str) -> None:
-    """An admin hides a report: gone from every page, table, median and API; audited."""
+    """An admin hides a report: gone from every page, table, median and API, and its group judged again without it;
+    audited."""
     DeviceReport.objects.filter(pk=report.pk).update(hidden=True)
+    _rejudge_after_admin(report)
     audit_record(actor=actor, action="hide_device_report", target=report, reason=reason,
                  file_sha256=report.file_sha256, device=report.device_key)
 
 
+@transaction.atomic
 def report_accept(report: DeviceReport, *, actor, reason: str) -> None:
-    """An admin accepts an outlier: it counts in medians from now on; audited."""
+    """An admin accepts an outlier: its account's vote is in the figure from now on, whatever later votes say (the
+    group is judged again); audited."""
     if report.status != ReportStatus.OUTLIER:
         return
     DeviceReport.objects.filter(pk=report.pk).update(status=ReportStatus.ACCEPTED)
+    _rejudge_after_admin(report)
     audit_record(actor=actor, action="accept_device_report", target=report, reason=reason,
                  file_sha256=report.file_sha256, device=report.device_key)
 

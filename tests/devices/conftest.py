@@ -36,14 +36,16 @@ def post(api):
 
 @pytest.fixture
 def accounts(db):
-    """accounts(n): n more signed-in API clients, each its own account (other people reporting)."""
+    """accounts(n): n more signed-in API clients, each its own account (other people reporting), with a confirmed
+    address like `reporter`'s: their votes weigh the same (devices/consensus.weight)."""
     made = []
 
     def make(n):
         clients = []
         for _ in range(n):
             client = APIClient()
-            client.force_authenticate(User.objects.create_user(f"person{len(made)}"))
+            name = f"person{len(made)}"
+            client.force_authenticate(User.objects.create_user(name, f"{name}@example.com"))
             made.append(client)
             clients.append(client)
         return clients

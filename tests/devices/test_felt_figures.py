@@ -75,7 +75,7 @@ def test_intake_keeps_samples_ts(files, api):
 @pytest.mark.parametrize("samples, code, words_", [
     (["fast"] * 10, "REPORT_MALFORMED", "samples_ts must hold numbers"),
     ("25.0", "REPORT_MALFORMED", "samples_ts must be a list"),
-    ([20.0] * 1001, "REPORT_OUT_OF_BOUNDS", "samples_ts has 1,001 repetitions, over the limit of 1,000"),
+    ([20.0] * 101, "REPORT_OUT_OF_BOUNDS", "samples_ts has 101 repetitions, over the limit of 100"),
     ([20.0, -1.0, 20.0], "REPORT_ABSURD_SPEED", "samples_ts holds a negative speed"),
 ])
 def test_bad_samples_are_refused_and_nothing_is_stored(files, api, samples, code, words_):
@@ -92,8 +92,8 @@ def test_the_column_bounds_the_samples_as_stored(files):
     from leaderboard.devices import columns
 
     problems = {}
-    columns.check(DeviceTest, {"samples_ts": [1.0] * 1001}, problems)
-    assert problems == {"REPORT_OUT_OF_BOUNDS": ["samples_ts has 1,001 items, over the limit of 1,000"]}
+    columns.check(DeviceTest, {"samples_ts": [1.0] * 101}, problems)
+    assert problems == {"REPORT_OUT_OF_BOUNDS": ["samples_ts has 101 items, over the limit of 100"]}
     problems = {}
     columns.check(DeviceTest, {"samples_ts": [1.0, float("nan")]}, problems)
     assert problems == {"REPORT_MALFORMED": ["samples_ts must hold finite numbers"]}

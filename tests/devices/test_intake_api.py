@@ -142,7 +142,8 @@ REPORT_COLUMNS = (
     "id,hub_id,file,file_sha256,matched_by,device_make,device_model,device_chip,device_ram_gb,device_os_version,"
     "device_charging,llama_cpp_build_commit,llama_cpp_build_number,llama_cpp_backends,llama_cpp_cpu_info,"
     "llama_cpp_gpu_info,model_type,model_size,prompt_tokens_per_s,prompt_sd,prompt_tokens,prompt_threads,"
-    "generation_tokens_per_s,generation_sd,generation_tokens,generation_threads,status,measured_at,created_at")
+    "generation_tokens_per_s,generation_sd,generation_tokens,generation_threads,status,measured_at,created_at,"
+    "samples_url")
 
 
 def test_the_lists_as_csv_with_their_documented_columns(files, post):

@@ -23,10 +23,11 @@ def test_time_to_first_token_is_one_prefill_of_the_median_prompt():
 
 
 def test_the_measured_time_needs_a_prompt_test_of_exactly_that_length():
-    tests = [(512, 0, 300.0), (431, 0, 250.0), (431, 0, 287.4), (0, 128, 20.0), (431, 16, 100.0)]
-    assert pf.ttft_measured(tests, 431) == pytest.approx(431 / 287.4)  # the fastest (a thread sweep's best)
-    assert pf.ttft_measured(tests, 424) is None  # pp512 is not the median prompt: only derived
-    assert pf.ttft_measured([(0, 431, 10.0), (431, 16, 100.0)], 431) is None  # a tg or mixed test is no prefill
+    rates = pf.prompt_rates([(512, 0, 300.0), (431, 0, 250.0), (431, 0, 287.4), (0, 128, 20.0), (431, 16, 100.0)])
+    assert rates == {"512": 300.0, "431": 287.4}  # what intake stores on the report
+    assert pf.ttft_measured(rates, 431) == pytest.approx(431 / 287.4)  # the fastest (a thread sweep's best)
+    assert pf.ttft_measured(rates, 424) is None  # pp512 is not the median prompt: only derived
+    assert pf.ttft_measured(pf.prompt_rates([(0, 431, 10.0), (431, 16, 100.0)]), 431) is None  # no prefill
 
 
 def test_the_sustained_drop_needs_five_repetitions():

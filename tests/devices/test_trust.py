@@ -1,5 +1,5 @@
-"""Trust (issues 25, 31): one vote per account; a device's figure is confirmed when two accounts agree within 3x; a
-report more than 3x away from the figure other accounts confirmed is an outlier, left out until an admin accepts it; an admin hides a report; both through the admin with a reason, audited. Every
+"""Trust (issues 25, 31, 38): one vote per account, weighed by what it cost to make; a device's figure is confirmed when
+two accounts agree within 3x; a report more than 3x away from the figure other accounts confirmed is an outlier, left out until an admin accepts it; an admin hides a report; both through the admin with a reason, audited. Every
 table says how many reports it counts and their spread."""
 import pytest
 from django.contrib.auth.models import Permission, User
