@@ -9,6 +9,8 @@ from django.urls import reverse
 
 from leaderboard.devices import phone_figures, selectors
 
+from ..board_cache import generation_cached
+
 LABEL = "reported by people measuring on their own devices with llama-bench: not measured by this server"
 OUTLIER_NOTE = ("Each account counts once (the median of its reports), weighed by what it cost to make (a confirmed "
                 "address, its age, agreement before); a device's figure is the weighted median of the heaviest group "
@@ -155,7 +157,9 @@ def file_section(*, model, facts) -> dict | None:
     checkpoint's run or a file not made yet."""
     if model is None or not facts or not facts.get("sha256"):
         return None
-    every = [table_row(r) for r in selectors.device_table(model_id=model.pk, sha256=facts["sha256"])]
+    table = generation_cached(f"device-table|{model.pk}|{facts['sha256']}",
+                              lambda: selectors.device_table(model_id=model.pk, sha256=facts["sha256"]))
+    every = [table_row(r) for r in table]
     rows, unconfirmed = [r for r in every if r["confirmed"]], [r for r in every if not r["confirmed"]]
     reports, outliers = sum(r["reports"] for r in every), sum(r["outliers"] for r in every)
     query = urlencode({"hub_id": model.hub_id, "sha256": facts["sha256"]})

@@ -15,20 +15,38 @@ import statistics
 from functools import reduce
 from operator import or_
 
-from django.db.models import Q
+from django.db.models import Prefetch, Q
 
-from . import board_files, consensus, feel
-from .device_fields import device_key
-from .models import COUNTED_STATUSES, DeviceReport
+from . import board_files, consensus, feel, llama_bench, phone_figures
+from .device_fields import RAM_GB, device_key
+from .models import COUNTED_STATUSES, DeviceReport, DeviceTest
+
+
+def _within(field: str, low: float, high: float, *, nullable: bool = True) -> Q:
+    """field between low and high; PostgreSQL sorts NaN above every number and -Infinity below, so neither passes."""
+    inside = Q(**{f"{field}__gte": low, f"{field}__lte": high})
+    return inside | Q(**{f"{field}__isnull": True}) if nullable else inside
+
+
+# What intake accepts today (llama_bench, device_fields): a report stored before a rule with a figure outside it (a
+# speed of 5e-324 or inf, RAM of 1e308, a drop of NaN) is left out of every figure rather than breaking the pages.
+SANE = (_within("pp_tokens_per_s", llama_bench.MIN_TOKENS_PER_S, llama_bench.MAX_PROMPT_TOKENS_PER_S)
+        & _within("tg_tokens_per_s", llama_bench.MIN_TOKENS_PER_S, llama_bench.MAX_GEN_TOKENS_PER_S)
+        & _within("pp_sd", 0, 10 * llama_bench.MAX_PROMPT_TOKENS_PER_S)
+        & _within("tg_sd", 0, 10 * llama_bench.MAX_GEN_TOKENS_PER_S)
+        & _within("ram_gb", *RAM_GB, nullable=False)
+        & _within("tg_sustained_drop", 1 - llama_bench.MAX_GEN_TOKENS_PER_S / llama_bench.MIN_TOKENS_PER_S, 1))
 
 
 def visible_reports(**filters):
+    """The reports pages and lists read: on the board, not hidden, with sane stored figures (SANE). Their tests are
+    not read: what pages need of them is stored on the report (phone_figures.report_figures)."""
     keys = board_files.board_file_keys()
     if not keys:
         return DeviceReport.objects.none()
     on_board = reduce(or_, (Q(model_id=model_id, file_sha256=sha256) for model_id, sha256 in sorted(keys)))
-    return (DeviceReport.objects.filter(on_board, hidden=False, model__hidden=False, **filters)
-            .select_related("model", "owner").prefetch_related("tests").order_by("-created_at", "-pk"))
+    return (DeviceReport.objects.filter(on_board, SANE, hidden=False, model__hidden=False, **filters)
+            .select_related("model", "owner").order_by("-created_at", "-pk"))
 
 
 def filtered_reports(*, hub_id="", sha256="", device="", ram_gb=None, status=""):
@@ -194,3 +212,24 @@ def devices() -> list[dict]:
 def ram_sizes() -> list[float]:
     """The RAM sizes (GB) reported, smallest first."""
     return sorted(set(visible_reports().values_list("ram_gb", flat=True)))
+
+
+def with_tests(reports):
+    """`reports` with their tests, as lists show them: never their repetitions (samples_ts), which only
+    report_samples reads, so a list costs the same whatever was stored."""
+    return reports.prefetch_related(Prefetch("tests", queryset=DeviceTest.objects.defer("samples_ts")))
+
+
+def visible_report(pk: int) -> DeviceReport | None:
+    """One report as the lists show it (visible_reports, with_tests); None when it is hidden, off the board or not
+    stored."""
+    return with_tests(visible_reports(pk=pk)).first()
+
+
+def report_samples(report: DeviceReport) -> list[dict]:
+    """Every repetition of a report's tests, in test order and then the order they ran: the one read of samples_ts
+    (bounded per report at intake: llama_bench.MAX_REPORT_SAMPLES; older reports by MAX_TESTS tests)."""
+    return [{"test": t.index, "kind": phone_figures.test_kind(t.n_prompt, t.n_gen), "n_prompt": t.n_prompt,
+             "n_gen": t.n_gen, "n_threads": t.n_threads, "repetition": i, "tokens_per_s": value}
+            for t in DeviceTest.objects.filter(report=report).order_by("index")
+            for i, value in enumerate(t.samples_ts or [], start=1)]

@@ -1,12 +1,13 @@
 """The device reports API's shapes: the request (documented here; checked by services.report_create, whose refusals
 carry their own codes), a stored report, speeds per file and device, and the query parameters."""
+from django.urls import reverse
 from rest_framework import serializers
 
 from leaderboard.benchmarks.shots import shots_field
 from leaderboard.core.converters import MAX_ID
 from leaderboard.results.query_serializers import VERSION_HELP, resolve_board
 
-from . import device_fields
+from . import device_fields, phone_figures
 from .llama_bench import INT_BOUNDS, TEXT_LIMITS
 from .models import ReportStatus
 
@@ -52,9 +53,17 @@ class DeviceReportInputSerializer(serializers.Serializer):
                                    "it twice")
 
 
+class FiniteFloatField(serializers.FloatField):
+    """A figure as served: a number that is not finite (a row stored before intake refused it) is null, never a 500
+    (JSON holds no inf or NaN)."""
+
+    def to_representation(self, value):
+        return phone_figures.finite(value)
+
+
 class FigureSerializer(serializers.Serializer):
-    tokens_per_s = serializers.FloatField(allow_null=True)
-    sd = serializers.FloatField(allow_null=True)
+    tokens_per_s = FiniteFloatField(allow_null=True)
+    sd = FiniteFloatField(allow_null=True)
     tokens = serializers.IntegerField(allow_null=True, help_text="n_prompt of the prompt test, n_gen of the "
                                       "generation test")
     threads = serializers.IntegerField(allow_null=True)
@@ -66,15 +75,33 @@ class BenchTestSerializer(serializers.Serializer):
     n_depth = serializers.IntegerField()
     n_threads = serializers.IntegerField()
     n_gpu_layers = serializers.IntegerField(allow_null=True)
-    avg_ts = serializers.FloatField()
-    stddev_ts = serializers.FloatField()
-    samples = serializers.IntegerField()
-    samples_ts = serializers.ListField(child=serializers.FloatField(), help_text="tokens/s of each repetition, in "
-                                       "order (empty when not listed, or stored before issue 33)")
+    avg_ts = FiniteFloatField()
+    stddev_ts = FiniteFloatField()
+    samples = serializers.IntegerField(help_text="repetitions listed (samples_ts): served by the report's samples "
+                                       "endpoint, never in lists")
     test_time = serializers.DateTimeField()
 
 
+class BenchTestWithSamplesSerializer(BenchTestSerializer):
+    samples_ts = serializers.ListField(child=FiniteFloatField(), help_text="tokens/s of each repetition, in "
+                                       "order (empty when not listed, or stored before issue 33)")
+
+
+class SampleSerializer(serializers.Serializer):
+    """One repetition of one test of a report (llama-bench's samples_ts), in the order they ran."""
+
+    test = serializers.IntegerField(help_text="the test's place in the report's llama-bench JSON, from 0")
+    kind = serializers.ChoiceField(choices=["pp", "tg", "pg"])
+    n_prompt = serializers.IntegerField()
+    n_gen = serializers.IntegerField()
+    n_threads = serializers.IntegerField()
+    repetition = serializers.IntegerField(help_text="from 1, in the order they ran")
+    tokens_per_s = FiniteFloatField(allow_null=True)
+
+
 class DeviceReportSerializer(serializers.Serializer):
+    """A stored report: its tests without their repetitions (samples_url serves those, paginated)."""
+
     id = serializers.IntegerField()
     hub_id = serializers.CharField(source="model.hub_id")
     file = serializers.CharField(source="file_name")
@@ -92,10 +119,15 @@ class DeviceReportSerializer(serializers.Serializer):
     measured_at = serializers.DateTimeField()
     created_at = serializers.DateTimeField()
     tests = BenchTestSerializer(many=True, source="tests.all")
+    samples_url = serializers.SerializerMethodField(help_text="the report's repetitions (samples_ts), paginated")
+
+    def get_samples_url(self, report) -> str:
+        return reverse("api-device-report-samples", args=[report.pk])
 
     def get_device(self, report) -> DeviceSerializer:
-        return {"make": report.make, "model": report.device_model, "chip": report.chip, "ram_gb": report.ram_gb,
-                "os_version": report.os_version, "charging": report.charging}
+        return {"make": report.make, "model": report.device_model, "chip": report.chip,
+                "ram_gb": phone_figures.finite(report.ram_gb), "os_version": report.os_version,
+                "charging": report.charging}
 
     def get_llama_cpp(self, report) -> dict:
         return {"build_commit": report.build_commit, "build_number": report.build_number,
@@ -105,10 +137,17 @@ class DeviceReportSerializer(serializers.Serializer):
         return {name: getattr(report, f"{kind}_{name}") for name in ("tokens_per_s", "sd", "tokens", "threads")}
 
     def get_prompt(self, report) -> FigureSerializer:
-        return self._figure(report, "pp")
+        return FigureSerializer(self._figure(report, "pp")).data
 
     def get_generation(self, report) -> FigureSerializer:
-        return self._figure(report, "tg")
+        return FigureSerializer(self._figure(report, "tg")).data
+
+
+class DeviceReportWithSamplesSerializer(DeviceReportSerializer):
+    """The report just uploaded, as its uploader sent it: with each test's repetitions (at most
+    llama_bench.MAX_REPORT_SAMPLES in all)."""
+
+    tests = BenchTestWithSamplesSerializer(many=True, source="tests.all")
 
 
 class BuildMedianSerializer(serializers.Serializer):
@@ -116,9 +155,9 @@ class BuildMedianSerializer(serializers.Serializer):
     build_number = serializers.IntegerField(allow_null=True)
     people = serializers.IntegerField()
     reports = serializers.IntegerField()
-    tg_median = serializers.FloatField(allow_null=True)
-    pp_median = serializers.FloatField(allow_null=True)
-    ttft_derived_s = serializers.FloatField(allow_null=True)
+    tg_median = FiniteFloatField(allow_null=True)
+    pp_median = FiniteFloatField(allow_null=True)
+    ttft_derived_s = FiniteFloatField(allow_null=True)
 
 
 class FeltFiguresSerializer(serializers.Serializer):
@@ -127,12 +166,12 @@ class FeltFiguresSerializer(serializers.Serializer):
     prompt_tokens = serializers.IntegerField(help_text="the benchmark's median prompt in tokens: the file's own (its "
                                              "cost profile) or the published shapes' 424")
     prompt_tokens_source = serializers.ChoiceField(choices=["file", "published"])
-    ttft_derived_s = serializers.FloatField(allow_null=True, help_text="derived: prompt_tokens / pp_median, seconds "
+    ttft_derived_s = FiniteFloatField(allow_null=True, help_text="derived: prompt_tokens / pp_median, seconds "
                                             "to the first token (one prefill)")
-    ttft_measured_s = serializers.FloatField(allow_null=True, help_text="measured: from reports with a pp test of "
+    ttft_measured_s = FiniteFloatField(allow_null=True, help_text="measured: from reports with a pp test of "
                                              "exactly prompt_tokens (llama-bench -p N), median of the people's votes")
     ttft_measured_people = serializers.IntegerField()
-    tg_sustained_drop = serializers.FloatField(allow_null=True, help_text="1 - last / first repetition of the "
+    tg_sustained_drop = FiniteFloatField(allow_null=True, help_text="1 - last / first repetition of the "
                                                "generation test (samples_ts), reports with at least 5 repetitions; "
                                                "median of the people's votes; 0.25 is 25% slower at the end")
     tg_sustained_people = serializers.IntegerField()
@@ -141,8 +180,8 @@ class FeltFiguresSerializer(serializers.Serializer):
     kv_cache_bytes = serializers.IntegerField(allow_null=True, help_text="layers x KV heads x (key + value length) x "
                                               "2 bytes (f16) x kv_context, from the GGUF header; null when not stored")
     memory_need_bytes = serializers.IntegerField(allow_null=True, help_text="file_bytes + kv_cache_bytes")
-    fit_ram_gb = serializers.FloatField(allow_null=True, help_text="the smallest RAM reported, GB")
-    app_ram_share = serializers.FloatField(help_text="assumed share of RAM a phone leaves one app")
+    fit_ram_gb = FiniteFloatField(allow_null=True, help_text="the smallest RAM reported, GB")
+    app_ram_share = FiniteFloatField(help_text="assumed share of RAM a phone leaves one app")
     app_budget_bytes = serializers.IntegerField(allow_null=True)
     fit = serializers.ChoiceField(choices=["fits", "tight", "does not fit", "unknown"],
                                   help_text="fits: within the app's share; tight: within the RAM, over the share")
@@ -173,15 +212,15 @@ class SpeedRowSerializer(serializers.Serializer):
                                           "account, outliers included (a disputed figure's spread)")
     every_tg_max = serializers.FloatField(allow_null=True, help_text="generation tokens/s: the highest vote of "
                                           "every account, outliers included")
-    pp_median = serializers.FloatField(allow_null=True, help_text="prompt processing tokens/s, median of the votes")
-    pp_min = serializers.FloatField(allow_null=True)
-    pp_max = serializers.FloatField(allow_null=True)
-    tg_median = serializers.FloatField(allow_null=True, help_text="generation tokens/s, median of the votes")
-    tg_min = serializers.FloatField(allow_null=True)
-    tg_max = serializers.FloatField(allow_null=True)
+    pp_median = FiniteFloatField(allow_null=True, help_text="prompt processing tokens/s, median of the votes")
+    pp_min = FiniteFloatField(allow_null=True)
+    pp_max = FiniteFloatField(allow_null=True)
+    tg_median = FiniteFloatField(allow_null=True, help_text="generation tokens/s, median of the votes")
+    tg_min = FiniteFloatField(allow_null=True)
+    tg_max = FiniteFloatField(allow_null=True)
     builds = serializers.ListField(child=serializers.CharField(), help_text="llama.cpp builds (build_commit)")
     chips = serializers.ListField(child=serializers.CharField())
-    ram_gb = serializers.ListField(child=serializers.FloatField())
+    ram_gb = serializers.ListField(child=FiniteFloatField())
     tests = serializers.ListField(child=serializers.CharField(), help_text="test sizes, e.g. pp512, tg128")
     charging = serializers.IntegerField(help_text="reports measured while charging")
     build_medians = BuildMedianSerializer(many=True, help_text="per llama.cpp build, newest first (empty over "
@@ -230,9 +269,9 @@ class DeviceBoardRowSerializer(serializers.Serializer):
     file_sha256 = serializers.CharField()
     file_bytes = serializers.IntegerField(allow_null=True)
     quantization = serializers.CharField()
-    accuracy = serializers.FloatField(allow_null=True, help_text="percent, the On-device board's figure")
-    ci95_low = serializers.FloatField(allow_null=True)
-    ci95_high = serializers.FloatField(allow_null=True)
+    accuracy = FiniteFloatField(allow_null=True, help_text="percent, the On-device board's figure")
+    ci95_low = FiniteFloatField(allow_null=True)
+    ci95_high = FiniteFloatField(allow_null=True)
     flagged = serializers.BooleanField(help_text="the file or its base model is flagged (listed only with "
                                        "include_flagged)")
     possible_contamination = serializers.BooleanField()
@@ -244,15 +283,15 @@ class DeviceBoardRowSerializer(serializers.Serializer):
     unconfirmed_devices = serializers.IntegerField(help_text="devices whose figure no second person confirmed yet, "
                                                              "or is disputed: left out")
     disputed_devices = serializers.IntegerField(help_text="of those, devices whose votes disagree (disputed)")
-    tg_median = serializers.FloatField(help_text="generation tokens/s: the median of the confirmed devices' figures")
-    tg_min = serializers.FloatField()
-    tg_max = serializers.FloatField()
-    pp_median = serializers.FloatField(allow_null=True)
-    pp_min = serializers.FloatField(allow_null=True)
-    pp_max = serializers.FloatField(allow_null=True)
+    tg_median = FiniteFloatField(help_text="generation tokens/s: the median of the confirmed devices' figures")
+    tg_min = FiniteFloatField()
+    tg_max = FiniteFloatField()
+    pp_median = FiniteFloatField(allow_null=True)
+    pp_min = FiniteFloatField(allow_null=True)
+    pp_max = FiniteFloatField(allow_null=True)
     builds = serializers.ListField(child=serializers.CharField())
     chips = serializers.ListField(child=serializers.CharField())
-    ram_gb = serializers.ListField(child=serializers.FloatField())
+    ram_gb = serializers.ListField(child=FiniteFloatField())
     tests = serializers.ListField(child=serializers.CharField())
     pareto = serializers.BooleanField(help_text="on the frontier of accuracy against generation speed on these "
                                                 "devices: no file is both faster and more accurate")

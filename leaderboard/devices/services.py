@@ -14,10 +14,11 @@ from django.db.models import Min
 from django.utils import timezone
 
 from leaderboard.core.audit import audit_record
+from leaderboard.core.cache_generation import results_changed
 from leaderboard.core.errors import DomainError
 from leaderboard.submissions.models import ModelEntry
 
-from . import bandwidth, board_files, columns, judging
+from . import bandwidth, board_files, columns, judging, phone_figures
 from .device_fields import Device, parse_device
 from .llama_bench import BenchReport, parse_report
 from .models import DeviceReport, DeviceTest, MatchedBy, ReportStatus
@@ -113,7 +114,8 @@ def _report_fields(bench: BenchReport, device: Device) -> dict:
                 chip=device.chip, ram_gb=device.ram_gb, os_version=device.os_version, charging=device.charging,
                 model_size=bench.model_size, model_type=bench.model_type, build_commit=bench.build_commit,
                 build_number=bench.build_number, backends=bench.backends, cpu_info=bench.cpu_info,
-                gpu_info=bench.gpu_info, measured_at=min(t.test_time for t in bench.tests), **_figures(bench))
+                gpu_info=bench.gpu_info, measured_at=min(t.test_time for t in bench.tests), **_figures(bench),
+                **phone_figures.report_figures(bench.tests))  # what pages need of the tests: they never read samples
 
 
 def _physical(bench: BenchReport, device: Device, problems: dict) -> None:
@@ -190,6 +192,7 @@ def report_create(*, user, llama_bench, device, sha256=None, hub_id=None) -> Dev
         file, how = match_file(bench, sha256=sha, hub_id=hub)
         report = _store(user=user, file=file, how=how, fields=fields)
         _store_tests(report, bench)
+        results_changed()  # the device pages and APIs are cached per results generation: the report shows at once
         return report
 
 
@@ -199,6 +202,7 @@ def report_hide(report: DeviceReport, *, actor, reason: str) -> None:
     audited."""
     DeviceReport.objects.filter(pk=report.pk).update(hidden=True)
     _rejudge_after_admin(report)
+    results_changed()
     audit_record(actor=actor, action="hide_device_report", target=report, reason=reason,
                  file_sha256=report.file_sha256, device=report.device_key)
 
@@ -211,6 +215,7 @@ def report_accept(report: DeviceReport, *, actor, reason: str) -> None:
         return
     DeviceReport.objects.filter(pk=report.pk).update(status=ReportStatus.ACCEPTED)
     _rejudge_after_admin(report)
+    results_changed()
     audit_record(actor=actor, action="accept_device_report", target=report, reason=reason,
                  file_sha256=report.file_sha256, device=report.device_key)
 
