@@ -28,32 +28,56 @@ def _correct_by_question(run, rows=None) -> dict[str, bool]:
             if r.get("variant") == DELTA_VARIANT and r.get("correct") is not None}
 
 
-def _family(result) -> tuple[int | None, str]:
-    """The Ladder's keys of a sealed run: the submitting account (None for an operator's run), whose budget a
-    publication spends, and the model id, lower case (like every hub-id comparison), whose revisions and precisions
-    are compared with its best published run."""
+def _family(result) -> tuple[int | None, str, str]:
+    """The Ladder's keys of a sealed run: the submitting account (None for an operator's run) and the model's
+    namespace, whose budgets a publication spends, and its family, whose members are compared with its best
+    published run: the model id, lower case (like every hub-id comparison); for a submitted GGUF file, the model it
+    was made from (its header's or card's base model, else its repository) @ its quantization, so a copy a byte
+    away, under another path or account, is judged against the published file instead of published as new."""
     submission = result.run.submission
-    return (submission.submitter_id if submission else None), result.hub_id.lower()
+    if submission is None:
+        return None, "", result.hub_id.lower()
+    family = result.hub_id.lower()
+    if submission.gguf_file:
+        facts = submission.gguf_facts or {}
+        quantization = facts.get("quantization") or submission.model.quantization
+        if quantization:
+            source = facts.get("base_model") or submission.model.repo_id
+            family = f"{source}@{quantization}".lower()
+    return submission.submitter_id, submission.model.namespace, family
 
 
-def releases_used(*, account_id) -> int:
-    """Sealed figures published for an account in the current window (operators' runs have no budget)."""
+def releases_used(*, account_id=None, namespace=None) -> int:
+    """Sealed figures published in the current window for an account, or for a namespace's models whoever submitted
+    them (operators' runs have no budget)."""
     since = timezone.now() - timedelta(days=settings.LADDER_WINDOW_DAYS)
-    return LadderDecision.objects.filter(account_id=account_id, moved=True, decided_at__gte=since).count()
+    spent = LadderDecision.objects.filter(moved=True, decided_at__gte=since, account__isnull=False)
+    return (spent.filter(account_id=account_id) if namespace is None else spent.filter(namespace=namespace)).count()
+
+
+def _budget_spent(account_id, namespace) -> bool:
+    limit = settings.LADDER_RELEASES_PER_WINDOW
+    return releases_used(account_id=account_id) >= limit or releases_used(namespace=namespace) >= limit
 
 
 def ladder_update(*, result, rows) -> LadderDecision | None:
-    """The Ladder rule (Blum & Hardt, 2015) with a budget per submitter. A model's first sealed run (benchmark,
-    shots) is published; a later one, of another revision or precision, only when its paired gain over the model's
-    best published run, on the shared questions, passes s/√n. Every publication, first ones included, spends one of
-    the submitting account's LADDER_RELEASES_PER_WINDOW, so a new repository or precision never adds to what an
-    account can learn. A new model is measured (its Δ and flag need its test figure) as long as the budget lasts.
-    A withheld run's test figure is never published."""
+    """The Ladder rule (Blum & Hardt, 2015) with a budget per submitter and per namespace. A model's first sealed run
+    (benchmark, shots) is published; a later one, of another revision or precision (or a GGUF file of the same model
+    and quantization: _family), only when its paired gain over the family's best published run, on the shared
+    questions, passes s/√n. Every publication, first ones included, spends one of the submitting account's
+    LADDER_RELEASES_PER_WINDOW and one of its model's namespace's, whoever submits: a new repository or precision
+    never adds to what an account can learn, nor a new account to what can be learnt of one namespace's models. A new
+    model is measured (its Δ and flag need its test figure) as long as the budgets last. A withheld run's test figure
+    is never published."""
     if LadderDecision.objects.filter(candidate_run=result.run).exists():
         return None  # judged already (a re-score): one decision per run
-    account_id, family = _family(result)
-    # Two sealed runs of one account (or model) scored at once would both pass the budget and the comparison.
+    account_id, namespace, family = _family(result)
+    # Two sealed runs of one account (or model), or of one namespace, scored at once would both pass the budget and
+    # the comparison. Account, namespace, family: always in that order.
     serialise(f"ladder:{account_id if account_id is not None else family}")
+    if account_id is not None:
+        serialise(f"ladder-namespace:{namespace}")
+        serialise(f"ladder-family:{family}")
     displays = TestScoreDisplay.objects.select_for_update().filter(
         hub_id__iexact=result.hub_id, benchmark_id=result.benchmark_id, shots=result.shots)
     display = displays.filter(precision=result.precision).first()
@@ -75,7 +99,7 @@ def ladder_update(*, result, rows) -> LadderDecision | None:
         decision = statistics.ladder(_correct_by_question(shown), _correct_by_question(result.run, rows))
         reason = LadderReason.GAIN if decision.moves else LadderReason.NO_GAIN
     moves = decision.moves
-    if moves and account_id is not None and releases_used(account_id=account_id) >= settings.LADDER_RELEASES_PER_WINDOW:
+    if moves and account_id is not None and _budget_spent(account_id, namespace):
         moves, reason = False, LadderReason.BUDGET
     if moves:
         if display is None:
@@ -87,7 +111,7 @@ def ladder_update(*, result, rows) -> LadderDecision | None:
             display.save(update_fields=["run", "updated_at"])
     return LadderDecision.objects.create(
         display=display, shown_run=shown, candidate_run=result.run, account_id=account_id, family=family,
-        reason=reason, n=decision.n, mean_diff=decision.mean_diff, sd=decision.sd, threshold=decision.threshold,
+        namespace=namespace, reason=reason, n=decision.n, mean_diff=decision.mean_diff, sd=decision.sd, threshold=decision.threshold,
         moved=moves)
 
 
@@ -113,5 +137,5 @@ def ladder_notes(*, benchmark, shots: int) -> dict[int, str]:
     # No figures: the candidates' test scores stay unpublished (that is the point of the Ladder rule).
     return {run_id: (f"later test run(s) of revision {', '.join(revisions)} are not published: the Ladder rule "
                      f"publishes a model's later sealed figure only when its paired gain over the shown one passes "
-                     f"the threshold s/√n, within the submitter's budget of releases per window")
+                     f"the threshold s/√n, within the submitter's and the namespace's budgets of releases per window")
             for run_id, revisions in kept.items()}

@@ -91,14 +91,15 @@ class LadderReason(models.TextChoices):
     FIRST = "first", "the model's first sealed run: published"
     GAIN = "gain", "a significant paired gain over the model's best published run: published"
     NO_GAIN = "no-gain", "no significant paired gain over the model's best published run: withheld"
-    BUDGET = "budget", "the submitter's sealed releases for this window are used up: withheld"
+    BUDGET = "budget", "the submitter's or the namespace's sealed releases for this window are used up: withheld"
 
 
 class LadderDecision(models.Model):
-    """The Ladder rule's judgement of one sealed-split run. A model's (`family`: its id, lower case) revisions and
-    precisions are compared with its best published run on one benchmark and shot setting; every published
-    ("moved") run counts against the submitting account's release budget per window, so a new repository or
-    precision never adds to what an account can learn. Operators' runs (no submitter) have no budget."""
+    """The Ladder rule's judgement of one sealed-split run. A model's (`family`: its id, lower case; a GGUF file's,
+    its base model and quantization) revisions and precisions are compared with its best published run on one
+    benchmark and shot setting; every published ("moved") run counts against the submitting account's release budget
+    per window and its model's namespace's, so neither a new repository or precision nor a new account adds to what
+    can be learnt. Operators' runs (no submitter) have no budget."""
 
     display = models.ForeignKey(TestScoreDisplay, null=True, blank=True, on_delete=models.CASCADE,
                                 related_name="decisions", help_text="the board entry of the candidate's model")
@@ -108,8 +109,12 @@ class LadderDecision(models.Model):
     account = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="+", help_text="the submitting account (none: an operator's run)")
     family = models.CharField(max_length=300, blank=True, default="",
-                              help_text="the model id, lower case: its revisions and precisions are compared with "
+                              help_text="the model id, lower case (a GGUF file's: its base model, else repository, "
+                                        "@ its quantization): its revisions, precisions and copies are compared with "
                                         "its best published run")
+    namespace = models.CharField(max_length=100, blank=True, default="",
+                                 help_text="the model's hub namespace (canonical): whose budget a publication spends "
+                                           "besides the submitter's")
     reason = models.CharField(max_length=10, choices=LadderReason.choices, default=LadderReason.NO_GAIN)
     n = models.PositiveIntegerField()
     mean_diff = models.FloatField()
@@ -120,4 +125,5 @@ class LadderDecision(models.Model):
 
     class Meta:
         ordering = ["-decided_at", "-pk"]
-        indexes = [models.Index(fields=["family"]), models.Index(fields=["account", "decided_at"])]
+        indexes = [models.Index(fields=["family"]), models.Index(fields=["account", "decided_at"]),
+                   models.Index(fields=["namespace", "decided_at"])]

@@ -1,5 +1,6 @@
 """A GGUF file submitted on its own (issue 24, 2a) is a model like any other under the Ladder rule: its sealed run,
-scored by the real path, is judged in its own family (the file's entry) and spends its submitter's budget."""
+scored by the real path, is judged in its own family (its base model, else repository, and quantization: issue 38)
+and spends its submitter's budget."""
 import pytest
 from django.contrib.auth.models import User
 
@@ -36,7 +37,8 @@ def test_a_gguf_files_sealed_run_is_judged_in_its_own_family(make_run, alice, gg
     run = gguf_test_run()
     make_run(ENTRY, "test", 200, run=run)  # the GPU worker's part, then the real scoring path
     decision = LadderDecision.objects.get(candidate_run_id=run.pk)
-    assert decision.family == ENTRY.lower() and decision.reason == "first"  # not compared with the 16-bit model
+    # its family: its repository (no base model named) @ its quantization; not compared with the 16-bit model
+    assert decision.family == "alice-org/tiny-gguf@q8_0" and decision.reason == "first"
 
 
 def test_a_gguf_files_sealed_run_spends_the_submitters_budget(make_run, alice, gguf_test_run, settings):
