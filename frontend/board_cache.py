@@ -14,7 +14,9 @@ Stale-while-revalidate (see leaderboard/core/cache_generation.py): each kind of 
 to its last entry. After a published run (same epoch: no hide or flag since), a request that misses is given that
 entry at once and the page says it is updating (the {% board_updating %} tag); the first such request per
 board and kind recomputes it after its response is sent, in the order they were met, so what one kind reads from
-another is fresh by then. Data a request builds once it has been given stale data is never stored as current.
+another is fresh by then. Once a request has been given a board's previous data, the rest of that board's data in
+the request is read (and what it builds stored) as of that previous state, so the page is consistent and a
+filter's ranks cached then are reused; data built from stale data of another board is not stored.
 """
 import hashlib
 import logging
@@ -27,7 +29,8 @@ from functools import partial
 from django.conf import settings
 from django.core.cache import cache
 
-from leaderboard.core.cache_generation import generation, in_request, note_stale, revalidate_later, stale_count
+from leaderboard.core.cache_generation import (generation, in_request, note_stale, request_memo, revalidate_later,
+                                                 stale_count)
 
 from . import selectors
 
@@ -82,19 +85,21 @@ def _key(name, state):
     return "frontend:" + hashlib.sha256(f"{name}|{state.text}".encode()).hexdigest()
 
 
-def _store(board, key, state, data, local):
+def _store(board, key, state, data, local, *, pointer=True):
     if not local:
         try:
             cache.set(key, data, settings.RESULTS_CACHE_SECONDS)
-            cache.set(POINTER + board, {"key": key, "epoch": state.epoch, "at": time.time()},
-                      settings.RESULTS_CACHE_SECONDS)
+            if pointer:
+                cache.set(POINTER + board, {"key": key, "epoch": state.epoch, "state": state.text, "at": time.time()},
+                          settings.RESULTS_CACHE_SECONDS)
         except Exception:
             log.exception("could not cache %s", board)
     _recent.put(key, data)
 
 
 def _stale(board, key, state):
-    """(data, built at) of the board's last entry of this kind when it may be served stale, else None."""
+    """(data, built at, its state's text) of the board's last entry of this kind when it may be served stale, else
+    None."""
     try:
         last = cache.get(POINTER + board)
         if not last or last["epoch"] != state.epoch or last["key"] == key:
@@ -104,7 +109,7 @@ def _stale(board, key, state):
     except Exception:
         log.exception("page cache unavailable")
         return None
-    return None if data is None else (data, last["at"])
+    return None if data is None else (data, last["at"], last.get("state"))
 
 
 def _recompute(name, board, *, benchmark, split, shots, build):
@@ -148,27 +153,37 @@ def board_cached(name, *, benchmark, split, shots, build, local=False, state="")
         state = board_state(benchmark=benchmark, split=split, shots=shots)
     if state is None:
         return build()
+    identity, served = f"{benchmark.slug}|{split}|{shots}", request_memo().setdefault("stale_boards", {})
+    current = served.get(identity, {}).get("state") is None
+    if not current:  # this request shows the board's previous state: read the rest as of then
+        state = BoardState(served[identity]["state"], state.epoch)
     key = _key(name, state)
+    board = hashlib.sha256(f"{name}|{identity}".encode()).hexdigest()
+    recompute = partial(_recompute, name, board, benchmark=benchmark, split=split, shots=shots, build=build)
     data = _recent.get(key)
-    if data is not None:
-        return data
-    if not local:
+    if data is None and not local:
         try:
             data = cache.get(key)
         except Exception:
             log.exception("page cache unavailable; building %s uncached", name)
             return build()
+        if data is not None:
+            _recent.put(key, data)
     if data is not None:
-        _recent.put(key, data)
+        if not current and not local:  # as of the previous state: recomputed as well
+            revalidate_later("frontend:" + board, recompute)
         return data
-    board = hashlib.sha256(f"{name}|{benchmark.slug}|{split}|{shots}".encode()).hexdigest()
     stale = None if local or not in_request() else _stale(board, key, state)
     if stale is not None:
-        recompute = partial(_recompute, name, board, benchmark=benchmark, split=split, shots=shots, build=build)
         if revalidate_later("frontend:" + board, recompute):
             note_stale(stale[1])
+            seen = served.setdefault(identity, {"state": stale[2], "count": 0, "mixed": stale[2] is None})
+            seen["count"] += 1
+            seen["mixed"] |= seen["state"] != stale[2]
             return stale[0]
     data = build()
-    if not stale_count():  # nothing stale went into it (its inputs, or what build() read)
-        _store(board, key, state, data, local)
+    # Stored when nothing stale went into it, or only this board's data as of the one state it is keyed by.
+    seen = served.get(identity)
+    if not stale_count() or (not current and not seen["mixed"] and stale_count() == seen["count"]):
+        _store(board, key, state, data, local, pointer=current)
     return data

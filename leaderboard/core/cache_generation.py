@@ -89,8 +89,14 @@ _request = threading.local()  # per thread: inside a request or not, the recompu
 
 def _pending():
     if not hasattr(_request, "pending"):
-        _request.pending, _request.active, _request.stale = [], False, []
+        _request.pending, _request.active, _request.stale, _request.memo = [], False, [], {}
     return _request.pending
+
+
+def request_memo() -> dict:
+    """A dict of this request's own (what a cache served it), emptied when a request starts and ends."""
+    _pending()
+    return _request.memo
 
 
 def in_request() -> bool:
@@ -126,14 +132,14 @@ def _release(lock):
 def _request_started(**kwargs):
     for lock, _ in _pending():  # a request that never finished: its locks go, not only by expiry
         _release(lock)
-    _request.pending, _request.active, _request.stale = [], True, []
+    _request.pending, _request.active, _request.stale, _request.memo = [], True, [], {}
 
 
 def _request_finished(**kwargs):
     """Sent when the server closes the response, after its body went out: the recomputes run now, each
     uncontended (no stale reads inside: `_request.active` is off) and its lock released after."""
     pending = _pending()
-    _request.pending, _request.active, _request.stale = [], False, []
+    _request.pending, _request.active, _request.stale, _request.memo = [], False, [], {}
     for lock, recompute in pending:
         try:
             recompute()

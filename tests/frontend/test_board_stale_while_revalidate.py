@@ -38,3 +38,18 @@ def test_a_hidden_or_flagged_run_leaves_the_board_at_once(client, make_run, chan
     (run_set_hidden if change == "hide" else run_set_flagged)(run, actor=None, reason="spam")  # ... not after this
     page = text(client.get(reverse("leaderboard")))
     assert NOTE not in page and "org/beta" not in page and "org/alpha" in page
+
+
+def test_a_stale_board_is_one_state_and_reuses_its_cached_ranks(client, make_run, monkeypatch):
+    """Served the previous rows, the page ranks them as cached with them (no re-ranking per request meanwhile)."""
+    from leaderboard.results import board
+
+    make_run("org/alpha", 300)
+    assert NOTE not in text(client.get(reverse("leaderboard")))
+    make_run("org/beta", 200)
+    ranks = []
+    monkeypatch.setattr(board, "rank", lambda *a, _rank=board.rank, **kw: ranks.append(1) or _rank(*a, **kw))
+    page = text(client.get(reverse("leaderboard")))
+    assert NOTE in page and "org/beta" not in page and ranks == []
+    page = text(client.get(reverse("leaderboard")))
+    assert NOTE not in page and "org/beta" in page and ranks == [1]
