@@ -8,7 +8,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
-from . import consensus
+from . import consensus, selectors
 from .models import COUNTED_STATUSES, DeviceReport
 
 
@@ -55,8 +55,9 @@ def weights(owners, *, model_id, sha256, device_key) -> dict:
 
 def rejudge(*, model_id: int, sha256: str, device_key: str) -> None:
     """Judge every vote of one file on one device again and store each report's weight and status."""
-    reports = list(DeviceReport.objects.filter(model_id=model_id, file_sha256=sha256, device_key=device_key,
-                                               hidden=False).select_related("owner"))
+    # the reports the readers count (selectors.SANE: a figure stored before intake refused it is no vote)
+    reports = list(DeviceReport.objects.filter(selectors.SANE, model_id=model_id, file_sha256=sha256,
+                                               device_key=device_key, hidden=False).select_related("owner"))
     if not reports:
         return
     now = weights({r.owner for r in reports}, model_id=model_id, sha256=sha256, device_key=device_key)
