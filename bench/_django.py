@@ -1,6 +1,10 @@
-"""Shared set-up for benchmarks: Django on PostgreSQL in a throw-away database."""
+"""Shared set-up for benchmarks: Django on PostgreSQL in a throw-away database, and gunicorn serving it."""
 import os
+import socket
+import subprocess
 import sys
+import time
+import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -23,3 +27,40 @@ def bench_database(name="leaderboard_bench"):
         yield connection
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def gunicorn_server(db_name, *, settings="leaderboard.settings.test", env=None, args=("-w", "1"), port=None):
+    """gunicorn serving this checkout on 127.0.0.1 (`port`, else a free one; nothing outside the machine reaches it)
+    against database `db_name` on the current connection's server, with `settings` and `env` added to the
+    environment; yields its base URL once /healthz answers, and stops it after the block."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    port = port or free_port()
+    environ = {**os.environ, "DJANGO_SETTINGS_MODULE": settings,
+               "DATABASE_URL": f"postgresql://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or 'localhost'}:"
+                               f"{s['PORT'] or 5432}/{db_name}", **(env or {})}
+    # -b after the other arguments: it wins over a config file's bind (docker/gunicorn.conf.py binds 0.0.0.0).
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "leaderboard.wsgi", *args, "-b", f"127.0.0.1:{port}",
+                             "--log-level", "warning"], cwd=REPO, env=environ)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            if proc.poll() is not None:
+                raise RuntimeError(f"gunicorn exited with {proc.returncode} before answering (see its log above)")
+            try:
+                urllib.request.urlopen(base + "/healthz", timeout=2).read()
+                break
+            except OSError:
+                time.sleep(0.2)
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

@@ -32,11 +32,8 @@ Prints sizes, times and ratios; asserts nothing about times (machines differ).
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -47,7 +44,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from _django import bench_database  # noqa: E402
+from _django import bench_database, gunicorn_server  # noqa: E402
 
 DB_NAME = "leaderboard_page_weight_bench"  # -> test_leaderboard_page_weight_bench
 HOST = "localhost"
@@ -241,28 +238,9 @@ def wsgi_getter(url):
 
 
 def gunicorn_timings(paths, n, db_name, cold=None):
-    from django.db import connection
-
     from leaderboard.core.cache_generation import results_changed
 
-    s = connection.settings_dict
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "leaderboard.settings.test",
-           "DATABASE_URL": f"postgresql://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or 'localhost'}:"
-                           f"{s['PORT'] or 5432}/{db_name}"}
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "leaderboard.wsgi", "-b", f"127.0.0.1:{port}",
-                             "-w", "1", "--log-level", "warning"], cwd=REPO, env=env)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(100):
-            try:
-                urllib.request.urlopen(base + "/healthz", timeout=2).read()
-                break
-            except OSError:
-                time.sleep(0.2)
-
+    with gunicorn_server(db_name) as base:
         def getter(path):
             def get():
                 request = urllib.request.Request(base + path, headers={"Host": HOST})
@@ -278,9 +256,6 @@ def gunicorn_timings(paths, n, db_name, cold=None):
             rows[label] = time_requests(getter(path), requests, warm_up=1,
                                         before_each=lambda: (free(), results_changed(stale_ok=True)))
         return rows
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def print_times(rows, baseline):
