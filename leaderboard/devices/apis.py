@@ -19,8 +19,8 @@ from leaderboard.submissions.serializers import ErrorSerializer
 from . import selectors, services, throttles
 from .refusals import MALFORMED, ReportRefused
 from .serializers import (DeviceBoardQuerySerializer, DeviceBoardRowSerializer, DeviceReportInputSerializer,
-                          DeviceReportSerializer, DeviceReportWithSamplesSerializer, ReportQuerySerializer,
-                          SampleSerializer, SpeedQuerySerializer, SpeedRowSerializer)
+                          DeviceReportRowSerializer, DeviceReportSerializer, DeviceReportWithSamplesSerializer,
+                          ReportQuerySerializer, SampleSerializer, SpeedQuerySerializer, SpeedRowSerializer)
 
 BODY_FIELDS = ("llama_bench", "device", "sha256", "hub_id")
 SPEED_COLUMNS = list(SpeedRowSerializer().fields)
@@ -63,12 +63,12 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
                                "without their repetitions (samples_url serves those).")
     @cached_get
     def get(self, request):
-        reports = selectors.with_tests(selectors.filtered_reports(**self.query()))
+        reports = selectors.filtered_reports(**self.query())
         if self.wants_csv():
-            rows = [flatten(r) for r in DeviceReportSerializer(reports, many=True).data]
+            rows = [flatten(r) for r in DeviceReportRowSerializer(reports, many=True).data]
             return streaming_csv(list(dict.fromkeys(c for row in rows for c in row)) or ["id"], rows,
                                  "device-reports.csv")
-        return self.page_response(reports, DeviceReportSerializer)
+        return self.page_response(selectors.with_tests(reports), DeviceReportSerializer)
 
     @extend_schema(request=DeviceReportInputSerializer,
                    responses={201: DeviceReportSerializer, 400: ErrorSerializer, 413: ErrorSerializer,

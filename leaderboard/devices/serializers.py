@@ -143,6 +143,12 @@ class DeviceReportSerializer(serializers.Serializer):
         return FigureSerializer(self._figure(report, "tg")).data
 
 
+class DeviceReportRowSerializer(DeviceReportSerializer):
+    """A report as a CSV row: its tests are a table of their own (core.csv.flatten leaves them out), so not read."""
+
+    tests = None
+
+
 class DeviceReportWithSamplesSerializer(DeviceReportSerializer):
     """The report just uploaded, as its uploader sent it: with each test's repetitions (at most
     llama_bench.MAX_REPORT_SAMPLES in all)."""
