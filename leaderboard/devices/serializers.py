@@ -214,9 +214,9 @@ class SpeedRowSerializer(serializers.Serializer):
                                                   "never ranked (over devices: some device's figure is disputed)")
     dissenting = serializers.IntegerField(help_text="accounts whose votes lie outside the figure's band (their "
                                                     "reports are outliers)")
-    every_tg_min = serializers.FloatField(allow_null=True, help_text="generation tokens/s: the lowest vote of every "
+    every_tg_min = FiniteFloatField(allow_null=True, help_text="generation tokens/s: the lowest vote of every "
                                           "account, outliers included (a disputed figure's spread)")
-    every_tg_max = serializers.FloatField(allow_null=True, help_text="generation tokens/s: the highest vote of "
+    every_tg_max = FiniteFloatField(allow_null=True, help_text="generation tokens/s: the highest vote of "
                                           "every account, outliers included")
     pp_median = FiniteFloatField(allow_null=True, help_text="prompt processing tokens/s, median of the votes")
     pp_min = FiniteFloatField(allow_null=True)
