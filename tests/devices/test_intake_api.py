@@ -153,7 +153,7 @@ def test_the_lists_as_csv_with_their_documented_columns(files, post):
     speeds = b"".join(APIClient().get(URL + "speeds/", {"format": "csv", "sha256": world.SHA256})
                       .streaming_content).decode().splitlines()
     assert speeds[0] == ("hub_id,file,file_sha256,quantization,device_key,device,devices,reports,outliers,people,"
-                         "confirmed,confirmed_by,pp_median,pp_min,pp_max,tg_median,tg_min,tg_max,builds,chips,ram_gb,"
+                         "confirmed,confirmed_by,disputed,dissenting,every_tg_min,every_tg_max,pp_median,pp_min,pp_max,tg_median,tg_min,tg_max,builds,chips,ram_gb,"
                          "tests,charging,build_medians,prompt_tokens,prompt_tokens_source,ttft_derived_s,"
                          "ttft_measured_s,ttft_measured_people,tg_sustained_drop,tg_sustained_people,file_bytes,"
                          "kv_context,kv_cache_bytes,memory_need_bytes,fit_ram_gb,app_ram_share,app_budget_bytes,fit")
