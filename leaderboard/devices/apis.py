@@ -9,6 +9,7 @@ from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from leaderboard.boards import device_board
+from leaderboard.boards import selectors as board_selectors
 from leaderboard.core.api import FORMAT_PARAM, BaseApi, Pagination
 from leaderboard.core.csv import flatten
 from leaderboard.core.csv_http import CSVRenderer, streaming_csv
@@ -118,6 +119,16 @@ class DeviceReportSamplesApi(BaseApi):
         return self.page_response(rows, SampleSerializer)
 
 
+def _flags_marked(rows):
+    """Speed rows with each file's flag, as the boards mark it: a flagged model's files are marked wherever they are
+    listed (issue 38; the device board hides them unless asked)."""
+    marks = board_selectors.model_flags({r["hub_id"] for r in rows}) if rows else {}
+    for row in rows:
+        mark = marks.get(row["hub_id"].lower(), {})
+        row.update(flagged=mark.get("flagged", False), flagged_via=mark.get("flagged_via", ""))
+    return rows
+
+
 def _report_or_404(pk):
     report = selectors.visible_report(pk)
     if report is None:
@@ -138,7 +149,7 @@ class DeviceSpeedsApi(BaseApi):
                                "builds. Measured on people's devices: never mixed into the server's cost profile.")
     @cached_get
     def get(self, request):
-        rows = selectors.speed_rows(selectors.filtered_reports(**self.query()))
+        rows = _flags_marked(selectors.speed_rows(selectors.filtered_reports(**self.query())))
         if self.wants_csv():
             return streaming_csv(SPEED_COLUMNS, [flatten({**r, "build_medians": build_medians_text(r["build_medians"])})
                                                  for r in rows], "device-speeds.csv")

@@ -232,8 +232,15 @@ class SpeedRowSerializer(serializers.Serializer):
     build_medians = BuildMedianSerializer(many=True, help_text="per llama.cpp build, newest first (empty over "
                                           "several devices)")
 
-    def get_fields(self):  # the felt figures after the speeds (a CSV's columns keep this order)
-        return {**super().get_fields(), **FeltFiguresSerializer().get_fields()}
+    def get_fields(self):  # the felt figures after the speeds, then the flag (a CSV's columns keep this order)
+        return {**super().get_fields(), **FeltFiguresSerializer().get_fields(), **FileFlagSerializer().get_fields()}
+
+
+class FileFlagSerializer(serializers.Serializer):
+    """A file's flag as every board shows it (boards.selectors.model_flags: its own, or its base model's)."""
+    flagged = serializers.BooleanField(help_text="the file or its base model is flagged (an admin, or possible "
+                                                 "contamination): its speeds are real, its accuracy is not trusted")
+    flagged_via = serializers.CharField(help_text="the base model whose flag the file carries ('' when its own)")
 
 
 class DeviceFilterSerializer(serializers.Serializer):

@@ -2,6 +2,9 @@
 measured, by file name and llama.cpp's model_size or by sha256, and stored with its device; every refusal has its own
 code, names what is wrong and stores nothing (the whole database is unchanged); uploads are owned and throttled per
 account."""
+import io
+from csv import DictReader
+
 import pytest
 from django.contrib.auth.models import User
 from rest_framework.test import APIClient
@@ -156,5 +159,21 @@ def test_the_lists_as_csv_with_their_documented_columns(files, post):
                          "confirmed,confirmed_by,disputed,dissenting,every_tg_min,every_tg_max,pp_median,pp_min,pp_max,tg_median,tg_min,tg_max,builds,chips,ram_gb,"
                          "tests,charging,build_medians,prompt_tokens,prompt_tokens_source,ttft_derived_s,"
                          "ttft_measured_s,ttft_measured_people,tg_sustained_drop,tg_sustained_people,file_bytes,"
-                         "kv_context,kv_cache_bytes,memory_need_bytes,fit_ram_gb,app_ram_share,app_budget_bytes,fit")
+                         "kv_context,kv_cache_bytes,memory_need_bytes,fit_ram_gb,app_ram_share,app_budget_bytes,fit,flagged,flagged_via")
     assert speeds[1].startswith(f"{world.HUB},{world.NAME},{world.SHA256},Q4_K_M,google pixel 8 -pro,")
+
+
+def test_the_speeds_of_a_flagged_model_s_file_are_marked(files, post):
+    """Flags follow a model to its files (issue 38): its speeds are real and listed, marked as the boards mark it."""
+    from leaderboard.core.cache_generation import results_changed
+    from leaderboard.submissions.models import ModelEntry
+
+    assert post(world.body()).status_code == 201
+    speeds = APIClient().get(URL + "speeds/", {"sha256": world.SHA256}).json()["results"]
+    assert [(r["flagged"], r["flagged_via"]) for r in speeds] == [(False, "")]
+    ModelEntry.objects.filter(hub_id=world.HUB).update(flagged=True)  # as the admin's "Flag" action leaves it
+    results_changed()
+    speeds = APIClient().get(URL + "speeds/", {"sha256": world.SHA256}).json()["results"]
+    assert [r["flagged"] for r in speeds] == [True]
+    csv = b"".join(APIClient().get(URL + "speeds/", {"sha256": world.SHA256, "format": "csv"}).streaming_content)
+    assert [r["flagged"] for r in DictReader(io.StringIO(csv.decode()))] == ["true"]
