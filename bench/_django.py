@@ -29,6 +29,14 @@ def bench_database(name="leaderboard_bench"):
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
 
+def database_url(db_name) -> str:
+    """DATABASE_URL of database `db_name` on the current connection's server (for another process)."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    return f"postgresql://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or 'localhost'}:{s['PORT'] or 5432}/{db_name}"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -40,13 +48,8 @@ def gunicorn_server(db_name, *, settings="leaderboard.settings.test", env=None, 
     """gunicorn serving this checkout on 127.0.0.1 (`port`, else a free one; nothing outside the machine reaches it)
     against database `db_name` on the current connection's server, with `settings` and `env` added to the
     environment; yields its base URL once /healthz answers, and stops it after the block."""
-    from django.db import connection
-
-    s = connection.settings_dict
     port = port or free_port()
-    environ = {**os.environ, "DJANGO_SETTINGS_MODULE": settings,
-               "DATABASE_URL": f"postgresql://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or 'localhost'}:"
-                               f"{s['PORT'] or 5432}/{db_name}", **(env or {})}
+    environ = {**os.environ, "DJANGO_SETTINGS_MODULE": settings, "DATABASE_URL": database_url(db_name), **(env or {})}
     # -b after the other arguments: it wins over a config file's bind (docker/gunicorn.conf.py binds 0.0.0.0).
     proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "leaderboard.wsgi", *args, "-b", f"127.0.0.1:{port}",
                              "--log-level", "warning"], cwd=REPO, env=environ)

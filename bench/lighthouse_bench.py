@@ -30,6 +30,7 @@ and differences against it are what carry over between machines), and the load a
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import secrets
@@ -48,7 +49,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from _django import bench_database, free_port, gunicorn_server  # noqa: E402
+from _django import bench_database, database_url, free_port, gunicorn_server  # noqa: E402
 
 DB_NAME = "leaderboard_lighthouse_bench"  # -> test_leaderboard_lighthouse_bench
 LIGHTHOUSE_DIR = REPO / "bench" / "lighthouse"
@@ -108,11 +109,12 @@ def seed(models: int, tmp: Path):
     from tests.browser.page_weight import many_models_seed
     from tests.support.fake_hub import fake_hub_session, files_from_folder
 
-    call_command("load_demo", verbosity=0)
+    quiet = io.StringIO()  # their progress lines; a failure still raises
+    call_command("load_demo", verbosity=0, stdout=quiet)
     for name in DEMO_MODELS:
         for benchmark, split in DEMO_BOARDS:
             call_command("evaluate", model=f"demo/{name}", benchmark=benchmark, split=split, skip_if_done=True,
-                         line=True, verbosity=0)
+                         line=True, verbosity=0, stdout=quiet)
     user = User.objects.create_user("lighthouse-demo", "lighthouse-demo@example.com", secrets.token_urlsafe())
     with fake_hub_session(tmp / "hf-home") as hub:  # the submission path asks the hub about the model
         files = files_from_folder(demo_models_dir() / DEMO_MODELS[0])
@@ -144,12 +146,12 @@ def site_pages(ids) -> list[Page]:
     return [Page(route.label, page_url(route, ids)) for route in frontend_routes()]
 
 
-def production_env(tmp: Path, cache_url: str, port: int) -> dict:
+def production_env(tmp: Path, db_name: str, cache_url: str, port: int) -> dict:
     """The environment leaderboard.settings.production requires, for a server on 127.0.0.1:port only."""
     from django.conf import settings
 
     return {
-        "DJANGO_SETTINGS_MODULE": "leaderboard.settings.production",
+        "DJANGO_SETTINGS_MODULE": "leaderboard.settings.production", "DATABASE_URL": database_url(db_name),
         "SECRET_KEY": secrets.token_urlsafe(60), "ALLOWED_HOSTS": "127.0.0.1",
         "SITE_URL": f"http://127.0.0.1:{port}",  # canonical links on the address Lighthouse opens
         "SECURE_SSL_REDIRECT": "false",  # plain HTTP on the loopback: there is no TLS proxy in front
@@ -161,7 +163,7 @@ def production_env(tmp: Path, cache_url: str, port: int) -> dict:
         "STATIC_ROOT": str(tmp / "static"),
         "PROMETHEUS_MULTIPROC_DIR": str(tmp / "prometheus"),  # as docker/start-web.sh sets it
         "WEB_CONCURRENCY": "2",
-        "ACCESS_LOG": "false", "LOG_LEVEL": "WARNING",
+        "ACCESS_LOG": "false", "LOG_LEVEL": "ERROR",  # no line per 404 (robots.txt, favicon.ico)
     }
 
 
@@ -231,16 +233,29 @@ def inp(url: str, steps: str, out: Path, chrome: str) -> dict:
 
 def row(label: str, f: dict, base: dict) -> str:
     def cell(value, fmt, width):
-        return f"{'–':>{width}}" if value is None else f"{value:>{width}{fmt}}"
+        return ("–" if value is None else format(value, fmt)).rjust(width)
 
     return (f"{label:<44}" + cell(f["performance"], "d", 5) + cell(f["accessibility"], "d", 6)
-            + cell(f["seo"], "d", 5) + cell(f["lcp"] / 1000, ".1f", 7) + cell(f["lcp"] / base["lcp"], ".1f", 6)
+            + cell(f["seo"], "d", 5) + cell(f["lcp"] / 1000, ".1f", 7) + cell(f["lcp"] / base["lcp"], ".1f", 8)
             + cell(f["tbt"], ",.0f", 8) + cell(f["tbt"] - base["tbt"], "+,.0f", 9) + cell(f["cls"], ".3f", 7)
             + cell(f["js"] / 1024, ",.1f", 9))
 
 
-HEADER = (f"{'page':<44}{'perf':>5}{'a11y':>6}{'SEO':>5}{'LCP s':>7}{'x base':>6}{'TBT ms':>8}{'- base':>9}"
+HEADER = (f"{'page':<44}{'perf':>5}{'a11y':>6}{'SEO':>5}{'LCP s':>7}{'x base':>8}{'TBT ms':>8}{'- base':>9}"
           f"{'CLS':>7}{'JS KiB':>9}")
+
+
+def table(results: dict[str, dict], pages: list[Page]) -> str:
+    """One line per page (its path; "(signed in)" where an anonymous visitor is sent away), between the baseline's."""
+    starts, ends = results["baseline (start)"], results["baseline (end)"]
+    base = {key: statistics.mean([starts[key], ends[key]]) for key in ("lcp", "tbt")}
+    lines = [HEADER]
+    for label, f in results.items():
+        page = next((p for p in pages if p.label == label), None)
+        shown = label if page is None else page.path + (" (signed in)" if page.signed_in else "")
+        lines.append(row(shown[:43], f, base))
+        lines += [f"    warning: {warning}" for warning in f["warnings"]]
+    return "\n".join(lines)
 
 
 def main():
@@ -286,7 +301,7 @@ def main():
             cache.clear()
 
             port = free_port()
-            env = production_env(tmp, cache_url, port)
+            env = production_env(tmp, connection.settings_dict["NAME"], cache_url, port)
             Path(env["PROMETHEUS_MULTIPROC_DIR"]).mkdir()
             collectstatic(env)
             with gunicorn_server(connection.settings_dict["NAME"], settings=env["DJANGO_SETTINGS_MODULE"], env=env,
@@ -314,17 +329,9 @@ def run(base, pages, cookie, chrome, reports, *, inp_too, models):
     results["baseline (end)"] = lighthouse(baseline_url, reports / "baseline-end.json", chrome)
     loads.append(load())
 
-    starts, ends = results["baseline (start)"], results["baseline (end)"]
-    base_figures = {key: statistics.mean([starts[key], ends[key]]) for key in ("lcp", "tbt")}
     print(f"\n== Lighthouse 12.2.3, mobile profile (Moto G Power, simulated throttling), {models:,} models beside "
           f"the demo; x base / - base: against the baseline page's mean of start and end ==")
-    print(HEADER)
-    for label, f in results.items():
-        page = next((p for p in pages if p.label == label), None)
-        shown = label if page is None else f"{page.path}" + (" (signed in)" if page.signed_in else "")
-        print(row(shown[:43], f, base_figures))
-        for warning in f["warnings"]:
-            print(f"    warning: {warning}")
+    print(table(results, pages))
     print(f"during: {loads[0]}; after: {loads[1]}")
 
     if inp_too:
@@ -334,7 +341,7 @@ def run(base, pages, cookie, chrome, reports, *, inp_too, models):
         print("\n== INP: user-flow timespan (devtools throttling, 4x CPU), a sort then a filter ==")
         for label, url, steps in (("baseline page: a click, then typing", baseline_url, BASELINE_STEPS),
                                   (f"board {board}: sort by a column, then search", base + board, BOARD_STEPS)):
-            f = inp(url, steps, reports / f"inp-{len(label)}.json", chrome)
+            f = inp(url, steps, reports / f"inp-{label.split()[0]}.json", chrome)
             print(f"{label:<58} INP {f['inp']:>6.0f} ms   TBT {f['tbt']:>6.0f} ms   CLS {f['cls']:.3f}")
         print(load())
 

@@ -82,9 +82,17 @@ def test_the_lighthouse_bench_reads_scores_metrics_and_script_bytes_from_the_rep
                       "resource-summary": {"details": {"items": [{"resourceType": "total", "transferSize": 90_000},
                                                                  {"resourceType": "script", "transferSize": 51_200}]}}},
            "finalDisplayedUrl": "http://127.0.0.1:8000/"}
-    f = _lighthouse_bench().figures(lhr)
+    bench = _lighthouse_bench()
+    f = bench.figures(lhr)
     assert (f["performance"], f["accessibility"], f["seo"], f["best-practices"]) == (93, 100, 90, None)
     assert (f["lcp"], f["tbt"], f["cls"], f["js"]) == (2412.5, 180, 0.02, 51_200)
+    # Each page beside the trivial page measured at the start and the end of the same run.
+    base = {**f, "performance": 100, "lcp": 603.1, "tbt": 20, "js": 0}
+    lines = bench.table({"baseline (start)": base, "submit": f, "baseline (end)": base},
+                        [bench.Page("submit", "/submit/", signed_in=True)]).splitlines()
+    assert lines[1].split()[:3] == ["baseline", "(start)", "100"]
+    assert lines[2].split() == ["/submit/", "(signed", "in)", "93", "100", "90", "2.4", "4.0", "180", "+160",
+                                "0.020", "50.0"]
 
 
 def test_lighthouse_comes_pinned_with_a_lock_and_its_modules_stay_out_of_git():
