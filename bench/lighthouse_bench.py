@@ -202,8 +202,12 @@ def lighthouse(url: str, out: Path, chrome: str, cookie: str = "") -> dict:
         headers = out.with_suffix(".headers.json")
         headers.write_text(json.dumps({"Cookie": cookie}))
         command.append(f"--extra-headers={headers}")
-    subprocess.run(command, check=True, cwd=LIGHTHOUSE_DIR, env={**os.environ, "CHROME_PATH": chrome}, timeout=600)
-    return figures(json.loads(out.read_text()))
+    for attempt in (1, 2, 3):  # on a busy host Chromium's trace now and then misses the navigation (NO_NAVSTART)
+        done = subprocess.run(command, cwd=LIGHTHOUSE_DIR, env={**os.environ, "CHROME_PATH": chrome}, timeout=600)
+        if done.returncode == 0 and not json.loads(out.read_text()).get("runtimeError"):
+            return figures(json.loads(out.read_text()))
+        print(f"    Lighthouse failed on {url} (attempt {attempt} of 3)", flush=True)
+    sys.exit(f"Lighthouse failed 3 times on {url}")
 
 
 def figures(lhr: dict) -> dict:
