@@ -1,9 +1,8 @@
 """Device report endpoints: upload (signed in, throttled per account), the reports, speeds per file and device, and the
 per-device board (which files run fastest on a device at a given accuracy). Thin views over services and selectors;
 a refusal is answered by the exception handler (core/api.py) as {code, detail, hint, problems}."""
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticatedOrReadOnly
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.response import Response
@@ -12,6 +11,7 @@ from leaderboard.boards import device_board
 from leaderboard.boards import selectors as board_selectors
 from leaderboard.core.api import FORMAT_PARAM, BaseApi, Pagination
 from leaderboard.core.csv import flatten
+from leaderboard.core.errors import DomainError
 from leaderboard.core.csv_http import CSVRenderer, streaming_csv
 from leaderboard.core.throttling import PostThrottling
 from leaderboard.results.cache import cached_get  # per results generation: intake, hide and accept start a new one
@@ -25,6 +25,8 @@ from .serializers import (DeviceBoardQuerySerializer, DeviceBoardRowSerializer, 
 
 BODY_FIELDS = ("llama_bench", "device", "sha256", "hub_id")
 SPEED_COLUMNS = list(SpeedRowSerializer().fields)
+# REPORT_NOT_FOUND for a hidden, off-board or unknown report; an unknown ?format= is DRF's plain 404.
+NOT_SHOWN = OpenApiResponse(description="no such report is shown (REPORT_NOT_FOUND), or no such format")
 
 
 def build_medians_text(builds) -> str:
@@ -92,7 +94,7 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
 class DeviceReportDetailApi(BaseApi):
     renderer_classes = [JSONRenderer, BrowsableAPIRenderer, CSVRenderer]
 
-    @extend_schema(parameters=[FORMAT_PARAM], responses={200: DeviceReportSerializer, 404: ErrorSerializer},
+    @extend_schema(parameters=[FORMAT_PARAM], responses={200: DeviceReportSerializer, 404: NOT_SHOWN},
                    description="One report as the list shows it (404 when hidden or its file is off the board).")
     @cached_get
     def get(self, request, pk):
@@ -132,7 +134,8 @@ def _flags_marked(rows):
 def _report_or_404(pk):
     report = selectors.visible_report(pk)
     if report is None:
-        raise NotFound(f"no device report {pk} is shown: it may be hidden, or its file is no longer on the board")
+        raise DomainError("REPORT_NOT_FOUND", f"no device report {pk} is shown: it may be hidden, or its file is no "
+                          "longer on the board", "list the reports shown at /api/v1/device-reports/", 404)
     return report
 
 

@@ -8,6 +8,7 @@ from django.contrib.auth.models import User
 from django.urls import reverse
 
 from leaderboard.contamination.models import LadderDecision
+from tests.support.boards import current
 
 pytestmark = pytest.mark.django_db
 
@@ -18,12 +19,7 @@ def alice(db):
 
 
 def _test_board(client):
-    """The sealed board as published: after a new run the first reader may get the previous board marked as updating
-    (X-Board-Updating) while it is recomputed; the board is read again once it is current."""
-    response = client.get(reverse("api-leaderboard"), {"benchmark": "mobile-mmlu", "split": "test"})
-    if response.get("X-Board-Updating"):
-        response = client.get(reverse("api-leaderboard"), {"benchmark": "mobile-mmlu", "split": "test"})
-        assert not response.get("X-Board-Updating")
+    response = current(client, reverse("api-leaderboard"), {"benchmark": "mobile-mmlu", "split": "test"})
     return {row["hub_id"]: row for row in response.json()["results"]}
 
 

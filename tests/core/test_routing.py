@@ -68,6 +68,7 @@ def test_a_message_published_without_a_queue_goes_by_its_task():
     assert router.route({}, "evaluations.score_run", args=(1,))["queue"].name == "default"
 
 
+@pytest.mark.django_db  # importing the tasks as a worker does runs the system checks, which read the sealed keys' data
 def test_the_prediction_task_keeps_its_name_where_workers_find_it():
     """Autodiscovery (no CELERY_IMPORTS) registers it under the name queued messages and the route carry."""
     from leaderboard.evaluations.tasks import predict_run
