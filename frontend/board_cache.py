@@ -16,7 +16,9 @@ entry at once and the page says it is updating (the {% board_updating %} tag); t
 board and kind recomputes it after its response is sent, in the order they were met, so what one kind reads from
 another is fresh by then. Once a request has been given a board's previous data, the rest of that board's data in
 the request is read (and what it builds stored) as of that previous state, so the page is consistent and a
-filter's ranks cached then are reused; data built from stale data of another board is not stored.
+filter's ranks cached then are reused; data built from stale data of another board is not stored. The request that
+recomputes a board also rebuilds, after the recompute, the local entries it read (`refresh`: one filter state's ranks),
+so this process's next reader, given the new state, finds them built rather than building them on its own time.
 """
 import hashlib
 import logging
@@ -29,8 +31,8 @@ from functools import partial
 from django.conf import settings
 from django.core.cache import cache
 
-from leaderboard.core.cache_generation import (generation, in_request, note_stale, request_memo, revalidate_later,
-                                                 stale_count)
+from leaderboard.core.cache_generation import (after_response, generation, in_request, note_stale, recomputing,
+                                                 request_memo, revalidate_later, stale_count)
 
 from . import selectors
 
@@ -122,6 +124,20 @@ def _recompute(name, board, *, benchmark, split, shots, build):
         _store(board, key, state, build(), local=False)
 
 
+def _refresh(name, *, benchmark, split, shots, build):
+    """After the response: this process's local entry of the board's state now, unless it has it already."""
+    state = board_state(benchmark=benchmark, split=split, shots=shots)
+    if state is not None and _recent.get(_key(name, state)) is None:
+        _recent.put(_key(name, state), build())
+
+
+def _revalidate(seen, board, recompute):
+    """Serve the board's previous state; note when this request took on its recompute."""
+    served = revalidate_later("frontend:" + board, recompute)
+    seen["recomputing"] = seen.get("recomputing", False) or recomputing("frontend:" + board)
+    return served
+
+
 def generation_cached(name, build):
     """build() once per results generation, for data of no one board (a GGUF file's device table: device intake, hide
     and accept start a new generation); never served stale."""
@@ -143,12 +159,14 @@ def generation_cached(name, build):
     return data
 
 
-def board_cached(name, *, benchmark, split, shots, build, local=False, state=""):
+def board_cached(name, *, benchmark, split, shots, build, local=False, state="", refresh=None):
     """build() once per board state; name tells apart the kinds of data (and their arguments). state: from
     board_state (read here when not given; None: build uncached).
 
     build() may run after the response (a stale entry's recompute): it must read what it needs itself (other
-    board_cached data included, without a `state`), never capture data read before, which may have been stale."""
+    board_cached data included, without a `state`), never capture data read before, which may have been stale.
+    refresh: for a local entry, a build() of that kind (reads its own inputs), run after the response by a request
+    that recomputes the board, once the recompute is done."""
     if state == "":
         state = board_state(benchmark=benchmark, split=split, shots=shots)
     if state is None:
@@ -169,15 +187,18 @@ def board_cached(name, *, benchmark, split, shots, build, local=False, state="")
             return build()
         if data is not None:
             _recent.put(key, data)
+    if not current and local and refresh is not None and served[identity].get("recomputing"):
+        after_response(partial(_refresh, name, benchmark=benchmark, split=split, shots=shots, build=refresh))
     if data is not None:
         if not current and not local:  # as of the previous state: recomputed as well
-            revalidate_later("frontend:" + board, recompute)
+            _revalidate(served[identity], board, recompute)
         return data
     stale = None if local or not in_request() else _stale(board, key, state)
     if stale is not None:
-        if revalidate_later("frontend:" + board, recompute):
+        seen = served.get(identity, {"state": stale[2], "count": 0, "mixed": stale[2] is None})
+        if _revalidate(seen, board, recompute):
             note_stale(stale[1])
-            seen = served.setdefault(identity, {"state": stale[2], "count": 0, "mixed": stale[2] is None})
+            served.setdefault(identity, seen)
             seen["count"] += 1
             seen["mixed"] |= seen["state"] != stale[2]
             return stale[0]

@@ -31,15 +31,21 @@ def board_rows(*, benchmark, split, shots, state=""):
                         build=lambda: boards.board_rows(benchmark=benchmark, split=split, shots=shots))
 
 
-def ranked(*, benchmark, split, shots, rows, filters, name="board", state=""):
+def ranked(*, benchmark, split, shots, rows, filters, reread, name="board", state=""):
     """The rows `filters` keep, ranked (results.board.rank), with the most accurate of them for the chart: kept
-    in this process per board state and filters."""
-    def build():
+    in this process per board state and filters. reread(): the rows again, read by itself; a request that
+    recomputes the board ranks them after the recompute, so its process's next reader does not rank them (a second
+    at 10,000 models on a busy machine) on its own time."""
+    def build(rows):
         out = board.rank(rows, filters=filters)
         return out, heapq.nsmallest(CHART_ROWS, (r for r in out.rows if r["accuracy"] is not None), key=_by_accuracy)
 
     return board_cached(f"{name}-ranked:{filters!r}", benchmark=benchmark, split=split, shots=shots, local=True,
-                        state=state, build=build)
+                        state=state, build=partial(build, rows), refresh=lambda: build(reread()))
+
+
+def _precisions(rows):
+    return sorted({r["precision"] for r in rows if r["precision"]})
 
 
 def _by_accuracy(row):
@@ -125,8 +131,9 @@ def board_page(*, benchmark, query: BoardQuery, cats) -> dict:
     rows = board_rows(benchmark=benchmark, split=query.split, shots=query.shots, state=state)
     reported = (results_selectors.reported_rows(benchmark_slug=benchmark.slug, shots=query.shots)
                 if query.include_reported else [])
+    reread = partial(board_rows, benchmark=benchmark, split=query.split, shots=query.shots)
     kept, best = ranked(benchmark=benchmark, split=query.split, shots=query.shots, rows=rows, state=state,
-                        filters=query.filters())
+                        filters=query.filters(), reread=reread)
     shown = board.narrow(kept, reported=reported, search=query.search or None, sort=query.sort)
     pinned = _pinned(query, shown, rows)
     pinned_keys = {(r["hub_id"], r["revision"], r["precision"]) for r, _ in pinned}
@@ -158,8 +165,8 @@ def board_page(*, benchmark, query: BoardQuery, cats) -> dict:
         "chart": {**_chart(shown, best, sealed=sealed),
                   "summary": chart_summary(shown, sealed=sealed, benchmark_name=benchmark.name, query=query)},
         "precisions": board_cached("board-precisions", benchmark=benchmark, split=query.split, shots=query.shots,
-                                   local=True, state=state,
-                                   build=lambda: sorted({r["precision"] for r in rows if r["precision"]})),
+                                   local=True, state=state, build=partial(_precisions, rows),
+                                   refresh=lambda: _precisions(reread())),
         "caption": (f"{benchmark.name}, {query.split} split"
                     + (" (sealed: overall accuracy only, on its published grid)" if sealed else "")
                     + f", {query.shots}-shot, original order"),

@@ -1,5 +1,7 @@
 """Topics across models: easiest and hardest (the paper's Figs. 14-15) and one topic's models, ranked on its
 questions, with its MRScore. Open split only."""
+from functools import partial
+
 from leaderboard.mrscore import selectors as mrscore_selectors
 from leaderboard.results import board
 from leaderboard.boards import selectors as boards
@@ -68,14 +70,19 @@ TOPIC_COLUMNS = (("rank", "Rank", "rank", "col-rank num"), ("model", "Model", "n
                  ("precision", "Precision", "precision", ""))
 
 
+def _topic_rows(*, benchmark, topic, state=""):
+    return board_cached(f"topic-board:{topic.slug}", benchmark=benchmark, split="validation", shots=0, state=state,
+                        build=lambda: boards.board_rows(benchmark=benchmark, topics=(topic.slug,)))
+
+
 def topic_board(*, benchmark, topic, query, path) -> dict:
     """The board narrowed to one topic (results.selectors.board_rows with topics=): ranked by significance on the
     topic's questions, flagged models hidden unless shown, sorted and paged on the server like the leaderboard."""
     state = board_state(benchmark=benchmark, split="validation", shots=0)
-    rows = board_cached(f"topic-board:{topic.slug}", benchmark=benchmark, split="validation", shots=0, state=state,
-                        build=lambda: boards.board_rows(benchmark=benchmark, topics=(topic.slug,)))
+    rows = _topic_rows(benchmark=benchmark, topic=topic, state=state)
     kept, _ = leaderboard.ranked(benchmark=benchmark, split="validation", shots=0, rows=rows, state=state,
-                                 filters=query.filters(), name=f"topic:{topic.slug}")
+                                 filters=query.filters(), name=f"topic:{topic.slug}",
+                                 reread=partial(_topic_rows, benchmark=benchmark, topic=topic))
     shown = board.narrow(kept, sort=query.sort)
     pages = pager(query, len(shown.rows), path)
     start = (pages["page"] - 1) * PAGE_SIZE

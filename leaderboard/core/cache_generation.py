@@ -13,7 +13,8 @@ be shown the previous one, marked as updating: `results_changed(stale_ok=True)` 
 caller). Every other change (a hide, a flag, an admin edit, δ₀, a question bank or its hashes) must show at once:
 it also starts a new *epoch*, and an entry is served stale only within the epoch it was built in. The epoch has a
 key of its own, so a concurrent publish (which writes only the generation key) can never undo a hide's epoch.
-`revalidate_later` takes one lock per cache key and runs the recompute after the response has been sent.
+`revalidate_later` takes one lock per cache key and runs the recompute after the response has been sent;
+`after_response` runs more work of this process after it (what it derives from the recomputed data).
 """
 import functools
 import logging
@@ -131,7 +132,8 @@ def _release(lock):
 
 def _request_started(**kwargs):
     for lock, _ in _pending():  # a request that never finished: its locks go, not only by expiry
-        _release(lock)
+        if lock is not None:
+            _release(lock)
     _request.pending, _request.active, _request.stale, _request.memo = [], True, [], {}
 
 
@@ -146,11 +148,22 @@ def _request_finished(**kwargs):
         except Exception:
             log.exception("recomputing a cached board failed; the next reader retries")
         finally:
-            _release(lock)
+            if lock is not None:
+                _release(lock)
 
 
 request_started.connect(_request_started, dispatch_uid="results-cache-request-started")
 request_finished.connect(_request_finished, dispatch_uid="results-cache-request-finished")
+
+
+def recomputing(name) -> bool:
+    """Has this request taken on the recompute of `name` (a cache key passed to revalidate_later)?"""
+    return any(lock == LOCK_PREFIX + name for lock, _ in _pending())
+
+
+def after_response(work):
+    """Inside a request: run work() after its response is sent, after the recomputes it took on so far."""
+    _pending().append((None, work))
 
 
 def revalidate_later(name, recompute) -> bool:

@@ -1,8 +1,10 @@
 """Pages after a published run show the previous board at once with a note saying it is updating, and the new one
 once recomputed (tests/results/test_stale_while_revalidate.py has the concurrent readers); a hide never waits."""
 import pytest
+from django.db import connection
 from django.urls import reverse
 
+from leaderboard.core.cache_generation import in_request
 from leaderboard.evaluations.admin_services import run_set_flagged, run_set_hidden
 from tests.frontend.conftest import text
 
@@ -41,15 +43,49 @@ def test_a_hidden_or_flagged_run_leaves_the_board_at_once(client, make_run, chan
 
 
 def test_a_stale_board_is_one_state_and_reuses_its_cached_ranks(client, make_run, monkeypatch):
-    """Served the previous rows, the page ranks them as cached with them (no re-ranking per request meanwhile)."""
+    """Served the previous rows, the page ranks them as cached with them (no re-ranking per request meanwhile); the
+    new rows are ranked after the response, by the request that recomputed them, not by the next reader."""
     from leaderboard.results import board
 
     make_run("org/alpha", 300)
     assert NOTE not in text(client.get(reverse("leaderboard")))
     make_run("org/beta", 200)
-    ranks = []
-    monkeypatch.setattr(board, "rank", lambda *a, _rank=board.rank, **kw: ranks.append(1) or _rank(*a, **kw))
+    ranks = []  # whether each ranking ran on a reader's time
+    monkeypatch.setattr(board, "rank", lambda *a, _rank=board.rank, **kw: ranks.append(in_request()) or _rank(*a, **kw))
     page = text(client.get(reverse("leaderboard")))
-    assert NOTE in page and "org/beta" not in page and ranks == []
+    assert NOTE in page and "org/beta" not in page and ranks == [False]
     page = text(client.get(reverse("leaderboard")))
-    assert NOTE not in page and "org/beta" in page and ranks == [1]
+    assert NOTE not in page and "org/beta" in page and ranks == [False]
+
+
+def test_cold_reads_after_published_runs_build_nothing_on_the_readers_time(client, make_run, monkeypatch):
+    """After each of several published runs, neither the first reader (given the previous board) nor the next (given
+    the recomputed one, in the process that recomputed it) reads the board's rows or ranks them before its answer,
+    and neither queries the database more than a warm read does."""
+    from leaderboard.boards import selectors as boards
+    from leaderboard.results import board
+
+    url, on_readers_time, queries = reverse("leaderboard"), [], []
+    for module, name in ((boards, "board_rows"), (board, "rank")):
+        monkeypatch.setattr(module, name, lambda *a, _build=getattr(module, name), _name=name, **kw: (
+            on_readers_time.append(_name) if in_request() else None) or _build(*a, **kw))
+
+    def counted(execute, sql, params, many, context):
+        if in_request():
+            queries.append(sql)
+        return execute(sql, params, many, context)
+
+    def read():
+        queries.clear()
+        with connection.execute_wrapper(counted):
+            return text(client.get(url)), len(queries)
+
+    make_run("org/alpha", 300)
+    read()  # the first board of all is built on its reader's time: there is no previous one
+    _, warm = read()
+    on_readers_time.clear()
+    for i, hub in enumerate(("org/beta", "org/gamma", "org/delta")):
+        make_run(hub, 200 - i)
+        (first, first_queries), (then, then_queries) = read(), read()
+        assert NOTE in first and hub not in first and NOTE not in then and hub in then
+        assert on_readers_time == [] and first_queries <= warm and then_queries <= warm, (first_queries, then_queries)
