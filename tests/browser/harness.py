@@ -130,9 +130,10 @@ def chart_report(page) -> list[dict]:
 
 
 def wait_for_charts(page, timeout=8_000):
-    """Charts are drawn as a reader scrolls to them (charts.js fetches the chart library once a chart is near the
-    viewport, after the load event): each div.chart is scrolled into view in turn until it holds its traces, within
-    `timeout` ms in all (the caller reports which charts are empty); then the page is back at its top."""
+    """Charts are drawn as a reader scrolls to them (charts.js fetches the chart library after the load event, once
+    a chart is near the viewport, on a phone once it is in view after a scroll): each div.chart is scrolled into
+    view in turn until it holds its traces, within `timeout` ms in all (the caller reports which charts are empty);
+    then the page is back at its top. On a page too short to scroll, a phone's chart is asked for with its button."""
     import time
 
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
@@ -143,7 +144,10 @@ def wait_for_charts(page, timeout=8_000):
             page.wait_for_function(
                 """(i) => { const el = document.querySelectorAll('div.chart')[i];
                             if (!el || (Array.isArray(el.data) && el.data.length)) return true;
-                            el.scrollIntoView({block: 'center'}); return false; }""",
+                            el.scrollIntoView({block: 'center'});
+                            const ask = document.querySelector(`button.chart-draw[data-chart="${el.dataset.chart}"]`);
+                            if (window.scrollY === 0 && ask && !ask.hidden && !ask.disabled) ask.click();
+                            return false; }""",
                 arg=index, polling=100, timeout=max(1, (deadline - time.monotonic()) * 1000))
         except PlaywrightTimeout:
             break

@@ -2,12 +2,18 @@
 // defaults, the one axis rule of accuracy charts with its chance line, the page data from json_script,
 // number formatting and HTML escaping.
 // Tables and text are the page: no page loads the chart library in its HTML. This script fetches it (the file
-// its own script tag names in data-plotly, from this site) once the page has loaded and a chart comes near the
-// viewport, and draws each chart as it comes near; a reader who never scrolls to a chart never pays for it.
+// its own script tag names in data-plotly, from this site) once the page has loaded and the browser is idle, and
+// only for a chart the reader comes to; a reader who never scrolls to a chart never pays for it.
+// - A wide screen: each chart is drawn as it comes within NEAR of the viewport.
+// - A phone (a narrow screen: the library's parsing and drawing cost seconds of a mid-range phone's main thread):
+//   a chart is drawn once it is in view after the reader has scrolled, or when the reader asks (the chart's
+//   "Draw the chart" button, partials/chart.html); a chart in the first view waits for either. The first view is
+//   the page's text and tables, interactive at once, and never a chart's paint.
 (function () {
   "use strict";
   const LIBRARY = document.currentScript && document.currentScript.dataset.plotly;
-  const NEAR = "400px 0px";  // a chart this close below (or above) the viewport is drawn before it is reached
+  const NEAR = "400px 0px";  // a wide screen: a chart this close below (or above) the viewport is drawn before it is reached
+  const PHONE = window.matchMedia("(max-width: 600px)").matches;  // narrow() at the page's start
   const palette = {blue: "#0072B2", orange: "#E69F00", green: "#009E73", vermillion: "#D55E00",
                    purple: "#CC79A7", sky: "#56B4E9", yellow: "#F0E442", black: "#000000", grey: "#5f6b77"};
   const series = [palette.blue, palette.orange, palette.green, palette.vermillion, palette.purple,
@@ -66,15 +72,21 @@
     return out;
   }
 
-  // The chart library, fetched once: after the load event (the page is interactive before any chart is parsed),
-  // with a plain script element from this site.
+  // The chart library, fetched once: after the load event and once the browser is idle (the page is interactive
+  // before any chart is parsed), with a plain script element from this site.
   let library = null;
+  function idle() {
+    return new Promise((resolve) => {
+      if ("requestIdleCallback" in window) window.requestIdleCallback(() => resolve(), {timeout: 1000});
+      else window.setTimeout(resolve, 0);
+    });
+  }
   function loadLibrary() {
     if (!library) {
       library = new Promise((resolve) => {
         if (document.readyState === "complete") resolve();
         else window.addEventListener("load", () => resolve(), {once: true});
-      }).then(() => new Promise((resolve, reject) => {
+      }).then(idle).then(() => new Promise((resolve, reject) => {
         if (window.Plotly) { resolve(); return; }
         if (!LIBRARY) { reject(new Error("no data-plotly on the charts.js script tag")); return; }
         const script = document.createElement("script");
@@ -87,40 +99,72 @@
     return library;
   }
 
-  // Each chart's latest figure until it is drawn; a chart is drawn once it comes near the viewport.
+  // Each chart's latest figure (traces, layout, then) until it is drawn; `then(el)` runs after each drawing.
   const pending = new Map();
+  function askButton(el) {
+    return document.querySelector('button.chart-draw[data-chart="' + el.dataset.chart + '"]');
+  }
   function render(el) {
     const figure = pending.get(el);
     if (!figure) return;
     pending.delete(el);
     const fn = el.dataset.drawn ? window.Plotly.react : window.Plotly.newPlot;
-    fn(el, figure[0], layoutWith(figure[1]), config);
     el.dataset.drawn = "1";
+    const button = askButton(el);
+    if (button) button.hidden = true;
+    const drawn = fn(el, figure[0], layoutWith(figure[1]), config);
+    if (figure[2]) Promise.resolve(drawn).then(() => figure[2](el));
   }
   function failed(el) {
     pending.delete(el);
+    const button = askButton(el);
+    if (button) button.hidden = true;
     el.textContent = "The chart could not be drawn; the summary and the table have the figures.";
   }
-  function drawWhenNear(el) {
+  function drawSoon(el) {
+    if (observer) observer.unobserve(el);
     loadLibrary().then(() => render(el), () => failed(el));
   }
   const observer = "IntersectionObserver" in window ? new IntersectionObserver((entries) => {
-    entries.forEach((entry) => {
-      if (!entry.isIntersecting) return;
-      observer.unobserve(entry.target);
-      drawWhenNear(entry.target);
+    entries.forEach((entry) => { if (entry.isIntersecting) drawSoon(entry.target); });
+  }, {rootMargin: PHONE ? "0px" : NEAR}) : null;
+
+  // A phone: charts are watched from the reader's first scroll on; until then each waits behind its button.
+  let watching = !PHONE;
+  const waiting = new Set();
+  function watch(el) {
+    if (!observer) drawSoon(el);  // no IntersectionObserver: after the load event
+    else if (watching) observer.observe(el);
+    else waiting.add(el);
+  }
+  if (PHONE) {
+    window.addEventListener("scroll", function started() {
+      window.removeEventListener("scroll", started);
+      watching = true;
+      waiting.forEach((el) => { if (pending.has(el)) observer.observe(el); });
+      waiting.clear();
+    }, {passive: true});
+    document.addEventListener("click", (event) => {
+      const button = event.target.closest && event.target.closest("button.chart-draw");
+      const el = button && document.getElementById("chart-" + button.dataset.chart);
+      if (!el || !pending.has(el)) return;
+      button.disabled = true;
+      button.textContent = "Drawing the chart…";
+      drawSoon(el);
     });
-  }, {rootMargin: NEAR}) : null;
+  }
 
   // Draws (first call) or updates (later calls) the chart container #chart-<name>: at once when it is drawn
-  // already, else when it comes near the viewport (the latest figure asked for).
-  function draw(name, traces, layout) {
+  // already, else when the reader comes to it (the latest figure asked for). `then(el)`, when given, runs after
+  // each drawing (the chart's own touches that need its drawn text, as ondevice.js's label spacing).
+  function draw(name, traces, layout, then) {
     const el = document.getElementById("chart-" + name);
     if (!el) return null;
-    pending.set(el, [traces, layout]);
-    if (el.dataset.drawn && window.Plotly) render(el);
-    else if (observer) observer.observe(el);
-    else drawWhenNear(el);  // no IntersectionObserver: after the load event
+    pending.set(el, [traces, layout, then]);
+    if (el.dataset.drawn && window.Plotly) { render(el); return el; }
+    const button = PHONE && askButton(el);
+    if (button) button.hidden = false;
+    watch(el);
     return el;
   }
 
@@ -172,10 +216,49 @@
     return lines.map(esc).join("<br>");
   }
 
+  // Text labels of trace `index` (its `labels`, one per point) that would overlap, after a drawing: each label is
+  // kept above its point where it is clear of the labels kept before it, else put below its point, else left out
+  // (the hover and the table still name the point). Plotly places chart text without avoiding collisions.
+  function spaceLabels(el, index, labels) {
+    const boxes = () => {
+      const out = new Map();
+      el.querySelectorAll(".scatterlayer g.trace").forEach((g) => {
+        const cd = g.__data__;
+        if (!cd || !cd[0] || cd[0].trace.index !== index) return;
+        g.querySelectorAll("g.textpoint").forEach((t, k) => {
+          const r = t.getBoundingClientRect();
+          if (r.width && r.height) out.set(t.__data__ && t.__data__.i !== undefined ? t.__data__.i : k, r);
+        });
+      });
+      return out;
+    };
+    const clear = (r, kept) => kept.every((o) => r.right <= o.left || o.right <= r.left || r.bottom <= o.top
+                                                 || o.bottom <= r.top);
+    const apply = (text, position) => window.Plotly.restyle(el, {text: [text], textposition: [position]}, [index]);
+    const first = boxes(), kept = [], text = labels.slice(), position = labels.map(() => "top center");
+    labels.forEach((_, i) => {
+      const r = first.get(i);
+      if (!r) return;
+      if (clear(r, kept)) kept.push(r);
+      else position[i] = "bottom center";
+    });
+    if (position.every((p) => p === "top center")) return Promise.resolve();
+    return apply(text, position).then(() => {  // below its point, a label can still meet another: leave it out
+      const now = boxes(), placed = [];
+      labels.forEach((_, i) => {
+        const r = now.get(i);
+        if (!r) return;
+        if (clear(r, placed)) placed.push(r);
+        else text[i] = "";
+      });
+      return text.every((t, i) => t === labels[i]) ? null : apply(text, position);
+    });
+  }
+
   function narrow() {
     return window.matchMedia("(max-width: 600px)").matches;
   }
 
-  window.MMLU = {palette, series, draw, summarize, pageData, boot, num, esc, shortLabel, wrapLabel, narrow, MIN_FONT, grid,
+  window.MMLU = {palette, series, draw, spaceLabels, summarize, pageData, boot, num, esc, shortLabel, wrapLabel, narrow, MIN_FONT, grid,
                  CHANCE, accuracyRange, accuracyAxis, withChance};
 })();
