@@ -15,7 +15,8 @@ Stale-while-revalidate: an entry's key does not name its generation, so after a 
 entry is still there. While it belongs to the current epoch (no hide or flag since: cache_generation.py), a
 request that misses is answered with it at once, marked `X-Board-Updating: 1`, with the ETag and Last-Modified of
 the generation it was built in (never the new one's); the first such request per key recomputes after its
-response is sent, the others just read.
+response is sent, the others just read. A process answers from its own last entry when it has one (no shared read
+on a reader's time), so its first reader after another process's recompute may still be told it is updating.
 """
 import functools
 import hashlib
@@ -31,7 +32,7 @@ from django.http import HttpResponse, StreamingHttpResponse
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
-from leaderboard.core.cache_generation import generation, note_stale, revalidate_later
+from leaderboard.core.cache_generation import generation, in_request, note_stale, revalidate_later
 
 log = logging.getLogger(__name__)
 
@@ -135,10 +136,14 @@ def _from_entry(entry):
 
 def _lookup(key, current):
     """(fresh, stale): the entry of the current generation, else (None, the last entry of the key if it may be
-    served stale: same epoch)."""
+    served stale: same epoch). Inside a request, this process's own last entry of the epoch is served stale without
+    reading the shared one (a round trip, and megabytes for a CSV): the recompute after the response reads it first."""
     entry = _local.get(key, current["token"])
     if entry is not None:
         return entry, None
+    last = _local.last(key)
+    if last is not None and last.get("epoch") == current["epoch"] and in_request():
+        return None, last
     shared = None
     try:
         shared = cache.get(key)

@@ -86,3 +86,22 @@ def test_only_a_published_run_allows_stale(client, make_run):
     cache_generation.results_changed(stale_ok=True)
     cache_generation.results_changed()
     assert "X-Board-Updating" not in client.get(BOARD)
+
+
+def test_a_stale_answer_is_the_process_own_last_entry(client, make_run, monkeypatch):
+    """A cold reader is not made to wait for the shared entry (megabytes for a CSV): its process's own last entry is
+    served, and the recompute after the answer reads the shared one first."""
+    from django.core.cache import cache
+
+    from leaderboard.results.cache import ENTRY_PREFIX
+
+    make_run("org/alpha", 300)
+    client.get(BOARD)
+    make_run("org/beta", 200)
+    reads, get = [], cache.get
+    monkeypatch.setattr(cache, "get", lambda key, *args, **kwargs: (
+        reads.append(cache_generation.in_request()) if key.startswith(ENTRY_PREFIX) else None) or get(key, *args, **kwargs))
+    answer = client.get(BOARD)
+    assert answer["X-Board-Updating"] == "1" and _ids(answer) == ["org/alpha"]
+    assert reads == [False]  # the recompute's, after the answer
+    assert _ids(client.get(BOARD)) == ["org/alpha", "org/beta"]
