@@ -12,8 +12,11 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def bench_database(name="leaderboard_bench"):
-    """Create test_<name>, migrate it, yield, drop it. Uses DATABASE_URL or the test settings' default."""
+def bench_database(name="leaderboard_bench", *, keep=False):
+    """Create test_<name>, migrate it, yield, drop it. Uses DATABASE_URL or the test settings' default.
+
+    keep: an existing test_<name> is reused (migrated, its rows kept) and not dropped after, so a bench seeded once
+    (10,000 models take minutes) can be run again on it."""
     sys.path.insert(0, str(REPO))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "leaderboard.settings.test")
     import django
@@ -22,11 +25,11 @@ def bench_database(name="leaderboard_bench"):
     from django.db import connection
 
     connection.settings_dict["TEST"]["NAME"] = f"test_{name}"
-    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    old_name = connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=keep, serialize=False)
     try:
         yield connection
     finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0)
+        connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=keep)
 
 
 def database_url(db_name) -> str:
