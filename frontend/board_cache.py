@@ -18,7 +18,10 @@ another is fresh by then. Once a request has been given a board's previous data,
 the request is read (and what it builds stored) as of that previous state, so the page is consistent and a
 filter's ranks cached then are reused; data built from stale data of another board is not stored. The request that
 recomputes a board also rebuilds, after the recompute, the local entries it read (`refresh`: one filter state's ranks),
-so this process's next reader, given the new state, finds them built rather than building them on its own time.
+so this process's next reader, given the new state, finds them built rather than building them on its own time. A
+process that has the board's previous state in memory serves it (as stale) rather than read the new one from the
+shared cache on a reader's time (megabytes at 10,000 models, then ranked): the recompute after the response loads it
+when another process has built it.
 """
 import hashlib
 import logging
@@ -42,7 +45,7 @@ LOCAL_ENTRIES = 6  # a 10,000-model board's rows are ~15 MB in memory
 
 class _Recent:
     def __init__(self):
-        self.entries, self.lock = OrderedDict(), threading.Lock()
+        self.entries, self.lock, self.last = OrderedDict(), threading.Lock(), {}
 
     def get(self, key):
         with self.lock:
@@ -57,6 +60,17 @@ class _Recent:
             self.entries.move_to_end(key)
             while len(self.entries) > LOCAL_ENTRIES:
                 self.entries.popitem(last=False)
+
+    def point(self, board, pointer):
+        """Note `pointer` ({key, epoch, state, at}) as this process's last entry of a board's kind."""
+        with self.lock:
+            self.last[board] = pointer
+
+    def pointed(self, board):
+        """(pointer, its data if still kept) of this process's last entry of a board's kind."""
+        with self.lock:
+            pointer = self.last.get(board)
+            return (pointer, self.entries.get(pointer["key"])) if pointer else (None, None)
 
 
 _recent = _Recent()
@@ -87,16 +101,30 @@ def _key(name, state):
     return "frontend:" + hashlib.sha256(f"{name}|{state.text}".encode()).hexdigest()
 
 
+def _pointer(key, state):
+    return {"key": key, "epoch": state.epoch, "state": state.text, "at": time.time()}
+
+
 def _store(board, key, state, data, local, *, pointer=True):
     if not local:
         try:
             cache.set(key, data, settings.RESULTS_CACHE_SECONDS)
             if pointer:
-                cache.set(POINTER + board, {"key": key, "epoch": state.epoch, "state": state.text, "at": time.time()},
-                          settings.RESULTS_CACHE_SECONDS)
+                cache.set(POINTER + board, _pointer(key, state), settings.RESULTS_CACHE_SECONDS)
         except Exception:
             log.exception("could not cache %s", board)
+        if pointer:
+            _recent.point(board, _pointer(key, state))
     _recent.put(key, data)
+
+
+def _own_stale(board, key, state):
+    """Like _stale, from this process's own last entry of the board's kind (no shared read, which for a board's rows
+    is megabytes), when it has one of the same epoch."""
+    pointer, data = _recent.pointed(board)
+    if pointer is None or data is None or pointer["epoch"] != state.epoch or pointer["key"] == key:
+        return None
+    return data, pointer["at"], pointer["state"]
 
 
 def _stale(board, key, state):
@@ -120,8 +148,12 @@ def _recompute(name, board, *, benchmark, split, shots, build):
     if state is None:
         return
     key = _key(name, state)
-    if cache.get(key) is None:
+    data = cache.get(key)
+    if data is None:
         _store(board, key, state, build(), local=False)
+    else:  # another process recomputed it: this one keeps it too, for its next reader
+        _recent.put(key, data)
+        _recent.point(board, _pointer(key, state))
 
 
 def _refresh(name, *, benchmark, split, shots, build):
@@ -179,7 +211,9 @@ def board_cached(name, *, benchmark, split, shots, build, local=False, state="",
     board = hashlib.sha256(f"{name}|{identity}".encode()).hexdigest()
     recompute = partial(_recompute, name, board, benchmark=benchmark, split=split, shots=shots, build=build)
     data = _recent.get(key)
-    if data is None and not local:
+    # A process that has the board's previous state serves it while it loads (or recomputes) the new one.
+    stale = _own_stale(board, key, state) if data is None and current and not local and in_request() else None
+    if data is None and not local and stale is None:
         try:
             data = cache.get(key)
         except Exception:
@@ -187,13 +221,16 @@ def board_cached(name, *, benchmark, split, shots, build, local=False, state="",
             return build()
         if data is not None:
             _recent.put(key, data)
+            if current:
+                _recent.point(board, _pointer(key, state))
     if not current and local and refresh is not None and served[identity].get("recomputing"):
         after_response(partial(_refresh, name, benchmark=benchmark, split=split, shots=shots, build=refresh))
     if data is not None:
         if not current and not local:  # as of the previous state: recomputed as well
             _revalidate(served[identity], board, recompute)
         return data
-    stale = None if local or not in_request() else _stale(board, key, state)
+    if stale is None and not local and in_request():
+        stale = _stale(board, key, state)
     if stale is not None:
         seen = served.get(identity, {"state": stale[2], "count": 0, "mixed": stale[2] is None})
         if _revalidate(seen, board, recompute):

@@ -66,9 +66,16 @@ def test_cold_reads_after_published_runs_build_nothing_on_the_readers_time(clien
     from leaderboard.results import board
 
     url, on_readers_time, queries = reverse("leaderboard"), [], []
+
+    def noted(name, build):
+        def wrapper(*args, **kwargs):
+            if in_request():
+                on_readers_time.append(name)
+            return build(*args, **kwargs)
+        return wrapper
+
     for module, name in ((boards, "board_rows"), (board, "rank")):
-        monkeypatch.setattr(module, name, lambda *a, _build=getattr(module, name), _name=name, **kw: (
-            on_readers_time.append(_name) if in_request() else None) or _build(*a, **kw))
+        monkeypatch.setattr(module, name, noted(name, getattr(module, name)))
 
     def counted(execute, sql, params, many, context):
         if in_request():
@@ -89,3 +96,34 @@ def test_cold_reads_after_published_runs_build_nothing_on_the_readers_time(clien
         (first, first_queries), (then, then_queries) = read(), read()
         assert NOTE in first and hub not in first and NOTE not in then and hub in then
         assert on_readers_time == [] and first_queries <= warm and then_queries <= warm, (first_queries, then_queries)
+
+
+def test_a_process_that_did_not_recompute_serves_its_own_previous_board_meanwhile(client, make_run, monkeypatch):
+    """Another process recomputed the board: this one's first reader is given the previous board from this process's
+    memory (no rows read from the shared cache, megabytes at 10,000 models, and nothing ranked on its time); the new
+    rows are loaded and ranked after its answer, so the next reader has them at once."""
+    from collections import OrderedDict
+
+    from django.core.cache import cache
+
+    from frontend import board_cache
+    from leaderboard.results import board
+
+    url = reverse("leaderboard")
+    make_run("org/alpha", 300)
+    client.get(url)
+    before = OrderedDict(board_cache._recent.entries), dict(board_cache._recent.last)
+    make_run("org/beta", 200)
+    client.get(url), client.get(url)  # recomputed: in the shared cache, and in this process ...
+    monkeypatch.setattr(board_cache._recent, "entries", before[0])  # ... which now plays another one, that had
+    monkeypatch.setattr(board_cache._recent, "last", before[1])  # only the board before
+    on_readers_time, get, rank = [], cache.get, board.rank
+    monkeypatch.setattr(cache, "get", lambda key, *args, **kwargs: (
+        on_readers_time.append(key) if in_request() and key.startswith("frontend:") and not key.startswith(
+            board_cache.POINTER) else None) or get(key, *args, **kwargs))
+    monkeypatch.setattr(board, "rank", lambda *args, **kwargs: (
+        on_readers_time.append("rank") if in_request() else None) or rank(*args, **kwargs))
+    first = text(client.get(url))
+    assert NOTE in first and "org/beta" not in first
+    then = text(client.get(url))
+    assert NOTE not in then and "org/beta" in then and on_readers_time == []
