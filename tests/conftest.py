@@ -150,15 +150,29 @@ def demo_models_folder(tmp_path_factory):
     return run_folder(tmp_path_factory, "demo-var") / "demo"
 
 
+# The code demo_models_build runs (its inputs, the demo bank's open questions, are hashed as data): a change elsewhere
+# in the tree reuses the kept demo models instead of training them again.
+DEMO_MODEL_SOURCES = ("leaderboard/demo/seed.py", "evaluator/demo_models.py", "evaluator/spm_models.py",
+                      "evaluator/prompts.py", "evaluator/questions.py")
+
+
 @pytest.fixture
 def demo_models_built(demo_loaded, demo_models_folder):
     """name -> folder of each demo model as load_demo builds them (trained on the demo bank, the same in every test),
-    built by the first test process of the run that asks, or copied from a run of the same code (kept)."""
+    built by the first test process of the run that asks, or copied from a run of the same build code on the same
+    questions (kept)."""
+    from leaderboard.benchmarks import selectors as bench_selectors
+    from leaderboard.benchmarks.demo import DEMO_BENCHMARK
     from leaderboard.demo.seed import demo_models_build
+    from leaderboard.evaluations.selectors import engine_questions
     from tests.support.shared_build import kept, once
 
     def build():
-        return kept("demo-models", demo_models_folder, lambda: demo_models_build(out_dir=demo_models_folder))
+        version = bench_selectors.version_current(benchmark=bench_selectors.benchmark_get(slug=DEMO_BENCHMARK))
+        trained_on = [(q.question_id, q.question, q.options, sorted(q.answer or ()), q.topic)
+                      for split in ("dev", "validation") for q in engine_questions(version=version, split=split)]
+        return kept("demo-models", demo_models_folder, lambda: demo_models_build(out_dir=demo_models_folder),
+                    sources=DEMO_MODEL_SOURCES, inputs=repr(trained_on).encode())
     return once(demo_models_folder.parent, "demo-models", build)
 
 

@@ -54,6 +54,8 @@ def demo_import(*, progress=None):
 
 
 DEMO_MODELS = ("tiny-random", "tiny-val-memorizer")
+# The demo's models of other families (evaluator/demo_families.py), so the board ranks several: name -> family.
+DEMO_FAMILY_MODELS = {"tiny-qwen2": "qwen2", "tiny-gemma3": "gemma3", "tiny-lfm2": "lfm2", "tiny-mamba": "mamba"}
 
 
 def demo_models_dir():

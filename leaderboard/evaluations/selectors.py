@@ -3,7 +3,7 @@ from evaluator.engine import PlanMismatch
 from evaluator.questions import Question as EngineQuestion
 
 from leaderboard.benchmarks.crypto import decrypt_answer
-from leaderboard.benchmarks.demo import DEMO_MODELS, demo_models_dir
+from leaderboard.benchmarks.demo import DEMO_FAMILY_MODELS, DEMO_MODELS, demo_models_dir
 from leaderboard.benchmarks.models import SEALED_SPLITS, BenchmarkVersion, Split
 
 from .models import EvaluationRun, PredictionChunk
@@ -51,7 +51,8 @@ def model_location(*, model_ref: str) -> str:
     """Where to load a model from: the hub id itself, except the demo models (`demo/<name>`), which
     load_demo builds locally under var/demo/ (they are not on the hub)."""
     namespace, _, name = model_ref.partition("/")
-    if namespace == "demo" and name in DEMO_MODELS and (demo_models_dir() / name / "config.json").exists():
+    local = name in DEMO_MODELS or name in DEMO_FAMILY_MODELS
+    if namespace == "demo" and local and (demo_models_dir() / name / "config.json").exists():
         return str(demo_models_dir() / name)
     return model_ref
 

@@ -62,3 +62,25 @@ def test_old_builds_are_pruned(tmp_path, source_tree, monkeypatch):
         folder.mkdir()
         shared_build.kept("m", folder, _builder(calls)(folder))
     assert len(list((tmp_path / "cache").glob("m-*"))) == shared_build.KEEP_PER_NAME + 1
+
+
+def test_a_build_that_names_its_sources_and_inputs_is_kept_across_other_changes(tmp_path, source_tree, monkeypatch):
+    """The demo models name the files they run and the questions they are trained on: a change elsewhere reuses
+    them; a change to those files or to the questions trains anew."""
+    monkeypatch.setenv("TEST_BUILD_CACHE", str(tmp_path / "cache"))
+    (source_tree / "other.py").write_text("X = 1\n")
+    sources = (str(source_tree / "model.py"),)
+    calls = []
+
+    def run(name, inputs=b"questions v1"):
+        folder = tmp_path / name
+        folder.mkdir()
+        return shared_build.kept("m", folder, _builder(calls)(folder), sources=sources, inputs=inputs).read_text()
+
+    assert run("run1") == "weights 1"
+    (source_tree / "other.py").write_text("X = 2\n")  # not a source of the build: kept
+    assert run("run2") == "weights 1"
+    assert run("run3", inputs=b"questions v2") == "weights 2"  # other questions: trained again
+    (source_tree / "model.py").write_text("WIDTH = 128\n")  # its own code: built again
+    assert run("run4", inputs=b"questions v2") == "weights 3"
+    assert len(calls) == 3

@@ -64,32 +64,36 @@ def once(folder: Path, name: str, build: Callable[[], T]) -> T:
         return result
 
 
-# The code a kept build depends on: every file under these folders of the repository (not only the build's own module:
-# the demo models are trained on the demo bank, which the benchmarks app generates).
+# The code a kept build depends on by default: every file under these folders of the repository. A build that names
+# what it reads (`sources`, `inputs`) is kept across changes elsewhere.
 KEPT_SOURCES = ("evaluator", "leaderboard")
 KEEP_PER_NAME = 3  # builds of other code kept beside the newest, per name
 
 
-def code_hash() -> str:
+def code_hash(sources=None) -> str:
+    """The digest of the files of `sources` (folders or files of the repository; KEPT_SOURCES by default)."""
     repo = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
-    for top in KEPT_SOURCES:
-        for path in sorted((repo / top).rglob("*")):
+    for top in sources or KEPT_SOURCES:
+        root = repo / top
+        for path in sorted(root.rglob("*")) if root.is_dir() else [root]:
             if path.is_file() and "__pycache__" not in path.parts:
-                name = f"{top}/{path.relative_to(repo / top)}"
+                name = f"{top}/{path.relative_to(root)}" if root.is_dir() else str(top)
                 digest.update(name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
 
 
-def kept(name: str, folder: Path, build: Callable[[], T]) -> T:
+def kept(name: str, folder: Path, build: Callable[[], T], *, sources=None, inputs: bytes = b"") -> T:
     """build(), which writes its files into `folder` and skips what is already there: with TEST_BUILD_CACHE set, the
-    files of an earlier run of the same code (code_hash) and BUILD_PACKAGES are copied into `folder` first, and a new
-    build's files are kept for the next run. Without it, build() as it is."""
+    files of an earlier run of the same code (code_hash of `sources`), the same `inputs` (the data the build reads,
+    e.g. the questions a model is trained on) and BUILD_PACKAGES are copied into `folder` first, and a new build's
+    files are kept for the next run. Without it, build() as it is."""
     cache = os.environ.get("TEST_BUILD_CACHE")
     if not cache:
         return build()
     root = Path(cache)
-    keep = root / f"{name}-{_build_versions()}-{code_hash()}"
+    key = code_hash(sources) + (hashlib.sha256(inputs).hexdigest()[:8] if inputs else "")
+    keep = root / f"{name}-{_build_versions()}-{key}"
     if keep.is_dir():
         shutil.copytree(keep, folder, dirs_exist_ok=True)
         os.utime(keep)  # used: the newest builds are the ones kept

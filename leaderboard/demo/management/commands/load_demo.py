@@ -5,16 +5,19 @@ from django.core.management.base import BaseCommand, CommandError
 from leaderboard.benchmarks.demo import demo_import
 from leaderboard.benchmarks.importers.errors import BenchmarkImportError
 from leaderboard.core.progress import tqdm_progress
-from leaderboard.demo.seed import demo_models_build, demo_models_register
+from leaderboard.demo.seed import demo_family_models_build, demo_models_build, demo_models_register
 
 
 class Command(BaseCommand):
     help = ("Load the invented demo question bank (all 80 topics; dev, validation, sealed test) and build the "
-            "two demo models (tiny-random, tiny-val-memorizer) under var/demo/. Idempotent.")
+            "demo models under var/demo/: tiny-random, tiny-val-memorizer (trained on the validation answers) and "
+            "one untrained model of each other family (tiny-qwen2, tiny-gemma3, tiny-lfm2, tiny-mamba). Idempotent.")
 
     def add_arguments(self, parser):
         parser.add_argument("--skip-models", action="store_true", help="import the questions only")
         parser.add_argument("--rebuild-models", action="store_true", help="rebuild the demo models even if present")
+        parser.add_argument("--untrained-only", action="store_true",
+                            help="build only the models that need no training (seconds); tiny-val-memorizer later")
 
     def handle(self, *args, **options):
         try:
@@ -32,7 +35,8 @@ class Command(BaseCommand):
                               "pip install -r requirements-dev.txt (or requirements-gpu.txt).")
             return
         start = time.perf_counter()
-        paths = demo_models_build(force=options["rebuild_models"])
+        paths = demo_models_build(force=options["rebuild_models"], trained=not options["untrained_only"])
+        paths.update(demo_family_models_build(force=options["rebuild_models"]))
         demo_models_register(paths)
         self.stdout.write(f"demo models ready in {time.perf_counter() - start:.0f} s: "
                           + ", ".join(str(p) for p in paths.values()))
