@@ -126,6 +126,9 @@ class BaseApi(views.APIView):
         """This request's page of rows (a list or queryset)."""
         return self.paginator.paginate_queryset(rows, self.request, view=self)
 
-    def page_response(self, rows, serializer_class):
-        """`{"count", "next", "previous", "results"}`: this request's page, serialized."""
-        return self.paginator.get_paginated_response(serializer_class(self.paginate(rows), many=True).data)
+    def page_response(self, rows, serializer_class, prepare=None):
+        """`{"count", "next", "previous", "results"}`: this request's page, serialized (after prepare(page), which
+        adds what only the page's rows need)."""
+        page = self.paginate(rows)
+        return self.paginator.get_paginated_response(serializer_class(prepare(page) if prepare else page,
+                                                                      many=True).data)

@@ -68,10 +68,10 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
     def get(self, request):
         reports = selectors.filtered_reports(**self.query())
         if self.wants_csv():
-            rows = [flatten(r) for r in DeviceReportRowSerializer(reports, many=True).data]
+            rows = [flatten(r) for r in DeviceReportRowSerializer(_reports_marked(reports), many=True).data]
             return streaming_csv(list(dict.fromkeys(c for row in rows for c in row)) or ["id"], rows,
                                  "device-reports.csv")
-        return self.page_response(selectors.with_tests(reports), DeviceReportSerializer)
+        return self.page_response(selectors.with_tests(reports), DeviceReportSerializer, prepare=_reports_marked)
 
     @extend_schema(request=DeviceReportInputSerializer,
                    responses={201: DeviceReportSerializer, 400: ErrorSerializer, 413: ErrorSerializer,
@@ -88,7 +88,8 @@ class DeviceReportListCreateApi(PostThrottling, BaseApi):
                                             + (f", not {sorted(map(str, set(body) - set(BODY_FIELDS)))[:5]}"
                                                if isinstance(body, dict) else "")])
         report = services.report_create(user=request.user, **{name: body.get(name) for name in BODY_FIELDS})
-        return Response(DeviceReportWithSamplesSerializer(report).data, status=status.HTTP_201_CREATED)
+        return Response(DeviceReportWithSamplesSerializer(_reports_marked([report])[0]).data,
+                        status=status.HTTP_201_CREATED)
 
 
 class DeviceReportDetailApi(BaseApi):
@@ -98,7 +99,7 @@ class DeviceReportDetailApi(BaseApi):
                    description="One report as the list shows it (404 when hidden or its file is off the board).")
     @cached_get
     def get(self, request, pk):
-        report = _report_or_404(pk)
+        report = _reports_marked([_report_or_404(pk)])[0]
         if self.wants_csv():
             row = flatten(DeviceReportSerializer(report).data)
             return streaming_csv(list(row), [row], f"device-report-{pk}.csv")
@@ -129,6 +130,17 @@ def _flags_marked(rows):
         mark = marks.get(row["hub_id"].lower(), {})
         row.update(flagged=mark.get("flagged", False), flagged_via=mark.get("flagged_via", ""))
     return rows
+
+
+def _reports_marked(reports):
+    """The reports, each with its file's flag as the boards mark it (flagged, flagged_via): a flagged model's files
+    are marked wherever they are listed."""
+    reports = list(reports)
+    marks = board_selectors.model_flags({r.model.hub_id for r in reports}) if reports else {}
+    for report in reports:
+        mark = marks.get(report.model.hub_id.lower(), {})
+        report.flagged, report.flagged_via = mark.get("flagged", False), mark.get("flagged_via", "")
+    return reports
 
 
 def _report_or_404(pk):

@@ -120,6 +120,12 @@ class DeviceReportSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     tests = BenchTestSerializer(many=True, source="tests.all")
     samples_url = serializers.SerializerMethodField(help_text="the report's repetitions (samples_ts), paginated")
+    # Set on each report by the API (apis._reports_marked), as the boards mark files: absent means not flagged.
+    flagged = serializers.BooleanField(default=False, read_only=True,
+                                       help_text="the file's model, or the base model it was made from or names, is "
+                                                 "flagged (an admin, or possible contamination)")
+    flagged_via = serializers.CharField(default="", read_only=True,
+                                        help_text="the base model whose flag the file carries ('' when its own)")
 
     def get_samples_url(self, report) -> str:
         return reverse("api-device-report-samples", args=[report.pk])

@@ -146,7 +146,7 @@ REPORT_COLUMNS = (
     "device_charging,llama_cpp_build_commit,llama_cpp_build_number,llama_cpp_backends,llama_cpp_cpu_info,"
     "llama_cpp_gpu_info,model_type,model_size,prompt_tokens_per_s,prompt_sd,prompt_tokens,prompt_threads,"
     "generation_tokens_per_s,generation_sd,generation_tokens,generation_threads,status,measured_at,created_at,"
-    "samples_url")
+    "samples_url,flagged,flagged_via")
 
 
 def test_the_lists_as_csv_with_their_documented_columns(files, post):
@@ -177,3 +177,25 @@ def test_the_speeds_of_a_flagged_model_s_file_are_marked(files, post):
     assert [r["flagged"] for r in speeds] == [True]
     csv = b"".join(APIClient().get(URL + "speeds/", {"sha256": world.SHA256, "format": "csv"}).streaming_content)
     assert [r["flagged"] for r in DictReader(io.StringIO(csv.decode()))] == ["true"]
+
+
+def test_a_flagged_model_s_reports_are_marked_in_the_list_the_detail_and_the_csv(files, post):
+    """The reports list, a report's detail and the CSV mark a flagged model's reports as the boards mark its files."""
+    from leaderboard.core.cache_generation import results_changed
+    from leaderboard.submissions.models import ModelEntry
+
+    created = post(world.body())
+    assert created.status_code == 201 and (created.json()["flagged"], created.json()["flagged_via"]) == (False, "")
+    pk = created.json()["id"]
+
+    def marks():
+        listed = APIClient().get(URL, {"hub_id": world.HUB}).json()["results"]
+        detail = APIClient().get(f"{URL}{pk}/").json()
+        csv = b"".join(APIClient().get(URL, {"hub_id": world.HUB, "format": "csv"}).streaming_content)
+        return ([r["flagged"] for r in listed], detail["flagged"],
+                [r["flagged"] for r in DictReader(io.StringIO(csv.decode()))])
+
+    assert marks() == ([False], False, ["false"])
+    ModelEntry.objects.filter(hub_id=world.HUB).update(flagged=True)  # as the admin's "Flag" action leaves it
+    results_changed()
+    assert marks() == ([True], True, ["true"])
