@@ -181,6 +181,9 @@ demo_models_background() {
     echo "The demo's other boards (the sealed test, Mobile-MMLU-Pro, MMLU-Pro) and tiny-val-memorizer, a model" \
       "trained on the validation answers (a few minutes on 2 idle cores), are on their way." > "$status"
   done
+  echo "tiny-val-memorizer, a model trained on the validation answers, is being trained (a few minutes on 2 idle" \
+    "cores) and evaluated; the on-device variants (GGUF files on llama.cpp) and a real phone model's file follow." \
+    > "$status"
   for step in train $boards; do
     if [ "$step" = train ]; then
       "$py" manage.py load_demo -v 0 >> "$log" 2>&1 || { failed="$failed demo/tiny-val-memorizer (training)"; break; }

@@ -17,13 +17,15 @@ register = template.Library()
 
 @register.filter
 def params(value):
-    """2_000_000_000 -> "2.0B", 350_000_000 -> "350M"."""
+    """2_000_000_000 -> "2.0B", 350_000_000 -> "350M", 139_648 -> "140K" (the demo's tiny models, not "0M")."""
     if value in (None, ""):
         return "–"
     value = int(value)
     if value >= 1_000_000_000:
         return f"{value / 1e9:.{0 if value >= 1e10 else 1}f}B"
-    return f"{round(value / 1e6)}M"
+    if value >= 999_500:
+        return f"{round(value / 1e6)}M"
+    return f"{round(value / 1e3)}K"
 
 
 @register.filter
