@@ -84,6 +84,10 @@ def test_a_wide_screen_draws_charts_near_the_viewport_after_the_load_event(brows
         page.goto(reverse("model-detail", args=[site.hub_id]), wait_until="load")
         page.wait_for_function(DRAWN, arg="radar")  # no scroll, no click
         assert not page.is_visible("button.chart-draw")  # a wide screen never asks
+        page.goto(compare_url(site), wait_until="load")
+        page.wait_for_function(DRAWN, arg="heatmap")  # in view: drawn after the load event, not the largest paint
+        page.wait_for_timeout(500)  # its paint reported
+        assert not page.evaluate(LARGEST_PAINT_IN_A_CHART), "/compare/'s heatmap is the largest paint"
         assert page.evaluate("""() => performance.getEntriesByType('resource').filter(e => /\\/vendor\\/plotly-/.test(e.name))
             .every(e => e.startTime >= performance.getEntriesByType('navigation')[0].loadEventEnd)""")
 

@@ -61,7 +61,7 @@ if (window.MMLU) window.MMLU.boot("#run-chooser select[name=run]", (M, data) => 
     const columns = v.columns.map((c) => M.shortLabel(c, M.narrow() ? 12 : 22));
     M.draw("variants", [{
       type: "heatmap", z: v.z, x: columns, y: v.names, colorscale: "Cividis",  // scaled to this run's range
-      texttemplate: M.narrow() ? "" : "%{z:.1f}", textfont: {size: M.MIN_FONT}, xgap: 1, ygap: 1,
+      texttemplate: M.narrow() ? "" : "%{z:.1f}", textfont: {size: M.MIN_FONT},  // no gaps: see compare.js
       colorbar: {title: {text: "accuracy (%)"}, thickness: 10},
       hovertemplate: "%{y}, %{x}: %{z:.1f}%<extra></extra>",
     }], {
