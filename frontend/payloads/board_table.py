@@ -17,9 +17,16 @@ def number(value, places=1, signed=False):
 
 
 def params_text(value) -> str:
-    if value is None:
+    """2_000_000_000 -> "2.0B", 350_000_000 -> "350M", 139_648 -> "140K" (the demo's tiny models, not "0M"); the
+    pages' `params` filter too."""
+    if value in (None, ""):
         return "–"
-    return f"{value / 1e9:.{0 if value >= 1e10 else 1}f}B" if value >= 1e9 else f"{round(value / 1e6)}M"
+    value = int(value)
+    if value >= 1_000_000_000:
+        return f"{value / 1e9:.{0 if value >= 1e10 else 1}f}B"
+    if value >= 999_500:
+        return f"{round(value / 1e6)}M"
+    return f"{round(value / 1e3)}K"
 
 
 def _date(value) -> str:

@@ -11,21 +11,15 @@ from leaderboard.core.cache_generation import stale_since
 
 from .. import hub_signin
 from ..glossary import TERMS
+from ..payloads.board_table import params_text
 
 register = template.Library()
 
 
 @register.filter
 def params(value):
-    """2_000_000_000 -> "2.0B", 350_000_000 -> "350M", 139_648 -> "140K" (the demo's tiny models, not "0M")."""
-    if value in (None, ""):
-        return "–"
-    value = int(value)
-    if value >= 1_000_000_000:
-        return f"{value / 1e9:.{0 if value >= 1e10 else 1}f}B"
-    if value >= 999_500:
-        return f"{round(value / 1e6)}M"
-    return f"{round(value / 1e3)}K"
+    """A parameter count as the board prints it (board_table.params_text)."""
+    return params_text(value)
 
 
 @register.filter

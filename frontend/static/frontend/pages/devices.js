@@ -40,6 +40,10 @@
   function board(b) {
     const placed = b.points.filter((p) => p.gen !== null && p.acc !== null);
     const steps = placed.filter((p) => p.pareto).sort((p, q) => q.gen - p.gen);
+    // Speeds an order of magnitude apart (a toy file beside a real one) on a log axis: on a linear one the slower
+    // files sit on the axis.
+    const speeds = placed.map((p) => p.gen).filter((v) => v > 0);
+    const log = speeds.length > 1 && Math.max.apply(null, speeds) > 10 * Math.min.apply(null, speeds);
     M.draw("device-board", [{
       type: "scatter", mode: "markers", name: "files (95% intervals)", x: placed.map((p) => p.gen),
       y: placed.map((p) => p.acc), hovertext: placed.map((p) => M.esc(p.file) + (p.quant ? " · " + M.esc(p.quant) : "")),
@@ -57,8 +61,9 @@
       textfont: {size: M.MIN_FONT, color: P.vermillion},
     }], M.withChance({
       height: narrow ? 400 : 440, margin: {l: 56, r: 16, t: 10, b: 60}, showlegend: true,
-      xaxis: {title: {text: M.wrapLabel("generation tokens/s on " + b.scope + " (reported)", narrow ? 40 : 90)},
-              rangemode: "tozero", gridcolor: M.grid, automargin: true},
+      xaxis: Object.assign({title: {text: M.wrapLabel("generation tokens/s on " + b.scope + " (reported"
+                                                      + (log ? ", log scale)" : ")"), narrow ? 40 : 90)},
+                            gridcolor: M.grid, automargin: true}, log ? {type: "log"} : {rangemode: "tozero"}),
       yaxis: M.accuracyAxis(placed.flatMap((p) => [p.acc, p.lo, p.hi])),
     }, "y"));
   }
