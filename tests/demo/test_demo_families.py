@@ -35,6 +35,8 @@ def test_the_board_ranks_the_demo_s_families_each_with_its_architecture(client, 
         call_command("evaluate", "--model", f"demo/{name}", "--benchmark", "mmlu-pro", "--split", "validation",
                      "--no-efficiency", "--line", verbosity=0)
     rows = client.get("/api/v1/leaderboard/", {"benchmark": "mmlu-pro"}).json()["results"]
-    assert {r["hub_id"]: r["architecture"] for r in rows} == {f"demo/{n}": a for n, a in ARCHITECTURES.items()}
+    assert {r["hub_id"] for r in rows} == {f"demo/{name}" for name in ARCHITECTURES}
     assert [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
     assert all(r["n"] == 42 and 0 <= r["accuracy"] <= 100 for r in rows)
+    for name, architecture in ARCHITECTURES.items():  # the model page's facts
+        assert client.get(f"/api/v1/models/demo/{name}/").json()["architecture"] == architecture
