@@ -122,24 +122,27 @@ class DeviceReportSamplesApi(BaseApi):
         return self.page_response(rows, SampleSerializer)
 
 
+def _flag_marks(hub_ids) -> dict:
+    """hub id (lower case) -> (flagged, flagged_via), as the boards mark a model's files (issue 38: a flagged model's
+    files are marked wherever they are listed; the device board hides them unless asked)."""
+    marks = board_selectors.model_flags(hub_ids) if hub_ids else {}
+    return {hub_id: (mark["flagged"], mark["flagged_via"]) for hub_id, mark in marks.items()}
+
+
 def _flags_marked(rows):
-    """Speed rows with each file's flag, as the boards mark it: a flagged model's files are marked wherever they are
-    listed (issue 38; the device board hides them unless asked)."""
-    marks = board_selectors.model_flags({r["hub_id"] for r in rows}) if rows else {}
+    """Speed rows, each with its file's flag (flagged, flagged_via)."""
+    marks = _flag_marks({r["hub_id"] for r in rows})
     for row in rows:
-        mark = marks.get(row["hub_id"].lower(), {})
-        row.update(flagged=mark.get("flagged", False), flagged_via=mark.get("flagged_via", ""))
+        row["flagged"], row["flagged_via"] = marks.get(row["hub_id"].lower(), (False, ""))
     return rows
 
 
 def _reports_marked(reports):
-    """The reports, each with its file's flag as the boards mark it (flagged, flagged_via): a flagged model's files
-    are marked wherever they are listed."""
+    """The reports, each with its file's flag (flagged, flagged_via)."""
     reports = list(reports)
-    marks = board_selectors.model_flags({r.model.hub_id for r in reports}) if reports else {}
+    marks = _flag_marks({r.model.hub_id for r in reports})
     for report in reports:
-        mark = marks.get(report.model.hub_id.lower(), {})
-        report.flagged, report.flagged_via = mark.get("flagged", False), mark.get("flagged_via", "")
+        report.flagged, report.flagged_via = marks.get(report.model.hub_id.lower(), (False, ""))
     return reports
 
 
