@@ -114,7 +114,9 @@ def test_without_javascript_the_page_is_readable(browser, live_server, models):
         page.goto(reverse("model-questions", args=[PROBS_MODEL]))
         page.select_option("select[name=outcome]", "wrong")
         page.click("#question-filters button[type=submit]")
-        assert "outcome=wrong" in page.url and page.locator("li.qb-item.is-wrong").count() == 50
+        # The URL changes when the navigation commits, before the new page has loaded: wait for the load.
+        page.wait_for_url(re.compile(r"outcome=wrong"), wait_until="load")
+        assert page.locator("li.qb-item.is-wrong").count() == 50
     finally:
         context.close()
 
