@@ -172,3 +172,17 @@ def status_after(report, verdict: Consensus) -> str:
     if report.status == ACCEPTED:
         return ACCEPTED
     return OUTLIER if report.owner_id in set(verdict.dissent) else COUNTED
+
+
+def restatus_stored(reports) -> list:
+    """Judge a stored group again with the weights its reports were last judged with (the data migrations, which
+    cannot read what accounts cost now): each report's status set, the reports whose status changed returned."""
+    reports = list(reports)
+    verdict = judge(ballots(reports))
+    changed = []
+    for report in reports:
+        status = status_after(report, verdict)
+        if status != report.status:
+            report.status = status
+            changed.append(report)
+    return changed

@@ -2,6 +2,7 @@
 "Acme Tiny PP". Format characters (Unicode Cf) and the other default-ignorable ones are taken out of the device's
 fields and its key, odd spaces become one plain space; bidirectional controls, which reorder what a page shows, are
 still refused."""
+import importlib
 import sys
 import unicodedata
 
@@ -65,3 +66,33 @@ def test_odd_spaces_are_one_plain_space():
         device, problems = parsed(model=f"Tiny{space}{space}PP", chip=f" A1{space}")
         assert not problems and (device.model, device.chip, device.key) == ("Tiny PP", "A1", "acme tiny pp"), \
             f"U+{ord(space):04X}"
+
+
+@pytest.mark.django_db
+def test_the_migration_joins_a_look_alike_device_stored_before_the_fold(files, post, accounts):
+    """A report stored by the old intake, "Ac\u200bme Tiny\u00a0PP" under its own key, stood as a second device with
+    one person each, so neither device had a confirmed figure. The migration cleans and re-keys it, and the joined
+    device is judged again: two people agree, and its figure is confirmed."""
+    from django.apps import apps as django_apps
+    from django.db import connection
+
+    from tests.devices.test_consensus_recompute import speeds
+
+    (other,) = accounts(1)
+    upload(post, 20.0, make="Acme", model="Tiny PP")
+    old = upload(post, 22.0, client=other, make="Acme", model="Tiny PP")
+    old_key = " ".join(unicodedata.normalize("NFKC", "Ac\u200bme Tiny\u00a0PP").casefold().split())  # the old fold
+    DeviceReport.objects.filter(pk=old["id"]).update(make="Ac\u200bme", device_model="Tiny\u00a0PP", chip="A\u00ad1",
+                                                     device_key=old_key, status="counted")
+    DeviceReport.objects.exclude(pk=old["id"]).update(status="counted")
+    assert not any(row["confirmed"] for row in speeds())  # two devices of one person each
+
+    migration = importlib.import_module("leaderboard.devices.migrations.0006_rekey_invisible_characters")
+    with connection.schema_editor() as editor:
+        migration.rekey(django_apps, editor)
+
+    report = DeviceReport.objects.get(pk=old["id"])
+    assert (report.make, report.device_model, report.chip, report.device_key) == ("Acme", "Tiny PP", "A1",
+                                                                                 "acme tiny pp")
+    row, = speeds()
+    assert (row["confirmed"], row["confirmed_by"], row["tg_median"]) == (True, 2, 21.0), row

@@ -14,14 +14,7 @@ def rejudge(apps, schema_editor):
             "owner_id", "model_id", "file_sha256", "device_key", "tg_tokens_per_s", "pp_tokens_per_s", "status",
             "weight").iterator():
         groups.setdefault((report.model_id, report.file_sha256, report.device_key), []).append(report)
-    changed = []
-    for reports in groups.values():
-        verdict = consensus.judge(consensus.ballots(reports))
-        for report in reports:
-            status = consensus.status_after(report, verdict)
-            if status != report.status:
-                report.status = status
-                changed.append(report)
+    changed = [report for reports in groups.values() for report in consensus.restatus_stored(reports)]
     Report.objects.bulk_update(changed, ["status"], batch_size=500)
 
 
