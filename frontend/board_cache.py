@@ -34,8 +34,8 @@ from functools import partial
 from django.conf import settings
 from django.core.cache import cache
 
-from leaderboard.core.cache_generation import (after_response, generation, in_request, note_stale, recomputing,
-                                                 request_memo, revalidate_later, stale_count)
+from leaderboard.core.cache_generation import (after_response, generation, in_request, note_stale, per_generation,
+                                                 recomputing, request_memo, revalidate_later, stale_count)
 
 from . import selectors
 
@@ -172,23 +172,8 @@ def _revalidate(seen, board, recompute):
 
 def generation_cached(name, build):
     """build() once per results generation, for data of no one board (a GGUF file's device table: device intake, hide
-    and accept start a new generation); never served stale."""
-    try:
-        current = generation()
-        key = _key(name, BoardState(f"generation|{current['token']}", current["epoch"]))
-        data = _recent.get(key)
-        data = cache.get(key) if data is None else data
-    except Exception:
-        log.exception("page cache unavailable; building %s uncached", name)
-        return build()
-    if data is None:
-        data = build()
-        try:
-            cache.set(key, data, settings.RESULTS_CACHE_SECONDS)
-        except Exception:
-            log.exception("could not cache %s", name)
-    _recent.put(key, data)
-    return data
+    and accept start a new generation); never served stale. Kept in this process too."""
+    return per_generation(f"frontend|{name}", build, local=_recent)
 
 
 def board_cached(name, *, benchmark, split, shots, build, local=False, state="", refresh=None):

@@ -7,6 +7,7 @@ judge Δ, so results cannot read contamination's judgement back; the board that 
 from django.db.models.functions import Lower
 
 from leaderboard.benchmarks import selectors as bench_selectors
+from leaderboard.core.cache_generation import per_generation
 from leaderboard.contamination import selectors as contamination
 from leaderboard.results import board, quantization_truth
 from leaderboard.results import selectors as results
@@ -40,18 +41,30 @@ def board_rows(*, benchmark, split="validation", shots=0, variant="original", ve
 DEFAULT_BOARD = "mobile-mmlu"  # the board a page or API about one model reads its flag on (validation, 0-shot)
 
 
+def _default_board_flags() -> dict[str, dict]:
+    """hub id (lower case) -> {flagged, possible_contamination, flagged_via} of each flagged model of the default board
+    (Mobile-MMLU, validation, 0-shot), its rows merged."""
+    benchmark = bench_selectors.benchmark_get(slug=DEFAULT_BOARD)
+    out: dict[str, dict] = {}
+    for row in board_rows(benchmark=benchmark) if benchmark else []:
+        if row["flagged"]:
+            mark = out.setdefault(row["hub_id"].lower(), {"flagged": True, "possible_contamination": False,
+                                                          "flagged_via": ""})
+            mark.update(possible_contamination=mark["possible_contamination"] or row["possible_contamination"],
+                        flagged_via=mark["flagged_via"] or row["flagged_via"])
+    return out
+
+
 def model_flags(hub_ids) -> dict[str, dict]:
     """hub id (lower case) -> {flagged, possible_contamination, flagged_via} of each model, for a page or API about one
-    model: as the default board (Mobile-MMLU, validation, 0-shot) shows its rows (flags.follow: a file carries its
-    base model's flag), else an admin's flag of its entry or of the entry it was made from (a model not on it)."""
+    model: as the default board shows its rows (flags.follow: a file carries its base model's flag), else an admin's
+    flag of its entry or of the entry it was made from (a model not on it). The board's flags are read once per
+    results generation (per_generation): reading a board of 10,000 models for one model's flag took seconds."""
     wanted = {h.lower() for h in hub_ids}
     out = {h: {"flagged": False, "possible_contamination": False, "flagged_via": ""} for h in wanted}
-    benchmark = bench_selectors.benchmark_get(slug=DEFAULT_BOARD)
-    for row in board_rows(benchmark=benchmark) if benchmark and wanted else []:
-        mark = out.get(row["hub_id"].lower())
-        if mark is not None and row["flagged"]:
-            mark.update(flagged=True, possible_contamination=mark["possible_contamination"]
-                        or row["possible_contamination"], flagged_via=mark["flagged_via"] or row["flagged_via"])
+    on_board = per_generation(f"flags:{DEFAULT_BOARD}", _default_board_flags) if wanted else {}
+    for hub_id in wanted & on_board.keys():
+        out[hub_id] = dict(on_board[hub_id])
     unflagged = [h for h in wanted if not out[h]["flagged"]]
     entries = (ModelEntry.objects.annotate(lower=Lower("hub_id")).filter(lower__in=unflagged)
                .values_list("lower", "flagged", "made_from__hub_id", "made_from__flagged"))

@@ -17,12 +17,14 @@ key of its own, so a concurrent publish (which writes only the generation key) c
 `after_response` runs more work of this process after it (what it derives from the recomputed data).
 """
 import functools
+import hashlib
 import logging
 import math
 import threading
 import time
 import uuid
 
+from django.conf import settings
 from django.core.cache import cache
 from django.core.signals import request_finished, request_started
 from django.db import transaction
@@ -81,6 +83,32 @@ def generation():
         cache.add(EPOCH_KEY, uuid.uuid4().hex, None)
         epoch = cache.get(EPOCH_KEY) or uuid.uuid4().hex
     return {**current, "token": f"{epoch}.{current['token']}", "epoch": epoch}
+
+
+PER_GENERATION_PREFIX = "results:derived:"
+
+
+def per_generation(name, build, *, local=None):
+    """build()'s value, built once per results generation and shared by every process through the cache: data of no
+    one board state (a GGUF file's device table), or derived from a whole board, that many pages each need a little
+    of (a model's flag). Keyed by the full token, so never served stale, not even after a published run; a cache
+    outage builds it on every call. `local`: a process's own store (get(key), put(key, value)) tried first."""
+    try:
+        key = PER_GENERATION_PREFIX + hashlib.sha256(f"{name}|{generation()['token']}".encode()).hexdigest()
+        value = local.get(key) if local is not None else None
+        value = cache.get(key) if value is None else value
+    except Exception:
+        log.exception("results cache unavailable; building %s", name)
+        return build()
+    if value is None:
+        value = build()
+        try:
+            cache.set(key, value, settings.RESULTS_CACHE_SECONDS)
+        except Exception:
+            log.exception("could not keep %s", name)
+    if local is not None:
+        local.put(key, value)
+    return value
 
 
 # --- stale-while-revalidate: one recompute per cache key, after the response ----------------------------------
