@@ -21,9 +21,9 @@
    recompute, is not counted: it is not a visitor's wait) against baselines measured in the same run (/healthz
    and the sign-in page, a trivial template page): the board warm (its rows cached per board state), filtered,
    sorted, a later page, the fragment the page script swaps in, cold after a published run and cold after a hide
-   (a new epoch: every row read again within the request); the leaderboard API the same way; a topic page.
-   "Cold after a result" is both readers a published run meets: a new results generation, then its first reader
-   (served the previous board, marked as updating; the board is recomputed after that response) and the next one
+   (a new epoch: every row read again within the request); the leaderboard API the same way; a topic page and a
+   model page. "Cold after a result" is both readers a published run meets: a new results generation, then its first
+   reader (served the previous board, marked as updating; the board is recomputed after that response) and the next one
    (the recomputed board's first reader), each round with a warm request of the same URL before it (interleaved, so
    a slow moment of a busy machine meets warm and cold alike). Then the cold p95 (the worse of the two readers)
    against that warm p95, for the board and the API, with the number of models and the questions each was scored on.
@@ -392,6 +392,9 @@ def main():
         login, api = reverse("login"), reverse("api-leaderboard")
         sep = "&" if "?" in path else "?"
         topic = reverse("topic-detail", args=["travel-planning"])
+        from leaderboard.submissions.models import ModelEntry  # a model from the middle of the board: its own page
+        model = reverse("model-detail", args=[ModelEntry.objects.order_by("pk").values_list("hub_id", flat=True)[
+            ModelEntry.objects.count() // 2]])
         print(f"\n== server time with {size}, Django's WSGI handler in-process (ms; {args.requests} requests each, "
               f"{args.cold_requests} results changes for cold) ==")
         # Server time, not DRF's per-IP throttle (120/min anonymous), which this many API requests would meet.
@@ -419,6 +422,7 @@ def main():
             "API JSON cold after a hide": time_requests(get(f"{api}?flagged=false"), cold,
                                                         before_each=results_changed, warm_up=1),
             "topic page warm": time_requests(get(topic), n),
+            "model page warm": time_requests(get(model), n),
         }
         print_times(rows, f"baseline {login}")
         worst = max(p95 for label, (_, p95) in rows.items() if label.startswith("board") and "cold" not in label)
