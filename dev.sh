@@ -367,7 +367,8 @@ PY
   echo "==> phase serial: $(( $(date +%s) - t0 )) s wall (rc $serial_rc)"
   set -e
   # The tests' own time is the figure to hold under 20 minutes; a fresh machine adds the environments' build.
-  echo "==> the whole suite: $(( $(date +%s) - started )) s wall, of which the tests $(( $(date +%s) - ready )) s"
+  local now; now=$(date +%s)
+  echo "==> the whole suite: $(( now - started )) s wall, of which the tests $(( now - ready )) s"
   if [ "$rc" -eq 5 ] && [ "$serial_rc" -eq 5 ] && [ "$engine_rc" -eq 5 ]; then
     echo "pytest collected no tests: treating that as a failure" >&2
     exit 1

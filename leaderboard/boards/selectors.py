@@ -7,8 +7,8 @@ judge Δ, so results cannot read contamination's judgement back; the board that 
 from django.db.models.functions import Lower
 
 from leaderboard.benchmarks import selectors as bench_selectors
-from leaderboard.core.cache_generation import per_generation
 from leaderboard.contamination import selectors as contamination
+from leaderboard.core.cache_generation import per_generation
 from leaderboard.results import board, quantization_truth
 from leaderboard.results import selectors as results
 from leaderboard.results.models import ReportedSource
